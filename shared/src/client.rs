@@ -1,0 +1,175 @@
+//! The client side of a run: what each buyer's application remembers between round trips
+//! (seats it saw as available, its current hold, whether its transaction is open or failed),
+//! the virtual clock, and the payment provider. The simulator and the real executor drive the
+//! very same `Clients`, so the two can differ only in what the database answers.
+
+use std::collections::BTreeMap;
+
+use crate::outcome::{Answer, SeenRow, StepResult};
+use crate::schedule::{Op, PayOutcome, Schedule, SeatStatus};
+use crate::sql::{self, Context, Statement};
+
+/// What one actor's application knows.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct ActorState {
+    /// The index of the next operation in its program.
+    pub next: usize,
+    /// An operation that was sent and has not answered yet (it waits for a lock).
+    pub in_flight: Option<InFlight>,
+    /// Inside `begin` … `commit`/`rollback`.
+    pub in_tx: bool,
+    /// An error aborted the open transaction: its `commit` answers ROLLBACK.
+    pub failed: bool,
+    /// The clock when its open transaction began.
+    pub tx_clock: i64,
+    /// seat → whether it was last seen available.
+    pub remembered: BTreeMap<String, bool>,
+    /// Its current hold id (from a claim, write or hold that took every seat).
+    pub current_hold: Option<String>,
+}
+
+/// An operation in flight.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct InFlight {
+    pub entry: usize,
+    pub op_index: usize,
+}
+
+/// How an entry is carried out.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// Send this statement to the database.
+    Send(Statement),
+    /// Finished without a round trip (a skipped write, a payment).
+    Done(StepResult),
+}
+
+/// The client side of every actor, the clock and the payment provider.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Clients {
+    pub actors: Vec<ActorState>,
+    pub clock: i64,
+    /// Payment decisions by idempotency key (hold id): a retry gets the first one.
+    pub provider: BTreeMap<String, PayOutcome>,
+    show: i64,
+    hold_minutes: i64,
+}
+
+impl Clients {
+    pub fn new(schedule: &Schedule) -> Clients {
+        Clients {
+            actors: vec![ActorState::default(); schedule.actors().len()],
+            clock: schedule.scenario().clock,
+            provider: BTreeMap::new(),
+            show: schedule.scenario().show,
+            hold_minutes: schedule.scenario().hold_minutes,
+        }
+    }
+
+    /// The SQL context of `actor`'s next operation.
+    pub fn context<'a>(&self, schedule: &'a Schedule, actor: usize) -> Context<'a> {
+        let a = &self.actors[actor];
+        let name = schedule.actors()[actor].name.as_str();
+        let op = &schedule.actors()[actor].program[a.next];
+        Context {
+            show: self.show,
+            actor: name,
+            hold_minutes: self.hold_minutes,
+            new_hold_id: sql::hold_id(name, a.next, op),
+            current_hold: a.current_hold.clone().unwrap_or_else(|| sql::no_hold(name)),
+            tx_clock: if a.in_tx { a.tx_clock } else { self.clock },
+            clock: self.clock,
+        }
+    }
+
+    /// Decides how `actor`'s next operation is carried out. The caller must have checked that
+    /// the actor has a next operation and nothing in flight.
+    pub fn prepare(&mut self, schedule: &Schedule, actor: usize) -> Action {
+        let a = &self.actors[actor];
+        let op = &schedule.actors()[actor].program[a.next];
+        match op {
+            Op::Write { seats, .. } | Op::Book { seats } if remembers_taken(a, seats) => Action::Done(StepResult::Skipped),
+            Op::Pay { outcome } => {
+                let key = a.current_hold.clone().unwrap_or_else(|| sql::no_hold(&schedule.actors()[actor].name));
+                self.provider.entry(key).or_insert(*outcome);
+                Action::Done(StepResult::Ok { rows: None })
+            }
+            _ => Action::Send(sql::statement(op, &self.context(schedule, actor)).expect("every op but pay has SQL")),
+        }
+    }
+
+    /// Marks `actor`'s next operation as sent in `entry` (before its answer is known).
+    pub fn sent(&mut self, schedule: &Schedule, actor: usize, entry: usize) {
+        let a = &mut self.actors[actor];
+        if let Op::Begin { .. } = schedule.actors()[actor].program[a.next] {
+            a.tx_clock = self.clock;
+        }
+        a.in_flight = Some(InFlight { entry, op_index: a.next });
+        a.next += 1;
+    }
+
+    /// Takes in the answer of `actor`'s operation at `op_index`.
+    pub fn answered(&mut self, schedule: &Schedule, actor: usize, op_index: usize, result: &StepResult, seen: &[SeenRow]) {
+        let name = &schedule.actors()[actor].name;
+        let op = &schedule.actors()[actor].program[op_index];
+        let new_hold = sql::hold_id(name, op_index, op);
+        let a = &mut self.actors[actor];
+        a.in_flight = None;
+        match op {
+            Op::Begin { .. } if !result.is_error() => {
+                a.in_tx = true;
+                a.failed = false;
+            }
+            Op::Commit | Op::Rollback => {
+                a.in_tx = false;
+                a.failed = false;
+            }
+            Op::Read { seats } | Op::Lock { seats, .. } if !result.is_error() => {
+                for seat in seats {
+                    let available = seen.iter().any(|r| &r.seat == seat && r.available);
+                    a.remembered.insert(seat.clone(), available);
+                }
+            }
+            Op::Claim { seats, .. } | Op::Write { seats, .. } => {
+                if let StepResult::Ok { rows: Some(n) } = result {
+                    if *n as usize == seats.len() {
+                        a.current_hold = Some(new_hold);
+                    }
+                }
+            }
+            Op::Hold { .. } if *result == (StepResult::Answer { answer: Answer::Held }) => {
+                a.current_hold = Some(new_hold);
+            }
+            Op::Advance { minutes } if !result.is_error() => self.clock += minutes,
+            _ => {}
+        }
+        if result.is_error() && a.in_tx {
+            a.failed = true;
+        }
+    }
+
+    /// The result of a `commit` whose transaction had failed, as PostgreSQL reports it.
+    pub fn commit_of_failed(&self, actor: usize) -> bool {
+        self.actors[actor].failed
+    }
+
+    /// Whether the provider took this hold's money (a timeout counts: the money moved).
+    pub fn paid(&self, hold_id: &str) -> bool {
+        matches!(self.provider.get(hold_id), Some(PayOutcome::Succeeds | PayOutcome::Unknown))
+    }
+}
+
+fn remembers_taken(a: &ActorState, seats: &[String]) -> bool {
+    seats.iter().any(|s| a.remembered.get(s) == Some(&false))
+}
+
+/// A returned row as the actor judges it: available if AVAILABLE, or HELD with a hold that has
+/// run out by the clock when the answer arrived.
+pub fn seen_row(seat: &str, status: SeatStatus, holder: Option<String>, until: Option<i64>, clock: i64) -> SeenRow {
+    let available = match status {
+        SeatStatus::Available => true,
+        SeatStatus::Held => until.is_some_and(|u| u < clock),
+        SeatStatus::Booked => false,
+    };
+    SeenRow { seat: seat.to_string(), status, holder, until, available }
+}

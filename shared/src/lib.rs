@@ -1,0 +1,15 @@
+//! Last Seat's pure core: the schedule model, a deterministic model of PostgreSQL's locking and
+//! isolation for the statements a seat race uses, the verdicts, the explorer and the built-in
+//! scenarios. No I/O, no wall clock, no randomness: the same schedule gives the same outcome on
+//! native and in wasm, and the backend runs the very same schedule on a real PostgreSQL.
+
+pub mod client;
+pub mod defences;
+pub mod outcome;
+pub mod schedule;
+pub mod sql;
+
+pub use outcome::{Outcome, StepResult, Trace};
+pub use schedule::{Schedule, ScheduleError};
+pub mod assess;
+pub mod engine;

@@ -1,0 +1,240 @@
+//! What a run produced: the trace of every entry (the simulator and the real executor both
+//! write one), the outcome built from it (who was told what, the verdicts), and the comparison
+//! of two outcomes field by field.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::schedule::{Op, SeatStatus};
+
+/// A stored seat row.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct SeatRow {
+    pub id: String,
+    pub status: SeatStatus,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub holder: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hold_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub until: Option<i64>,
+}
+
+/// A stored ticket row (`booking_seats`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct BookingRow {
+    pub seat: String,
+    pub holder: String,
+    pub booking_id: String,
+}
+
+/// The committed state of the tables: what a fresh transaction would read.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Tables {
+    pub clock: i64,
+    /// Sorted by seat id.
+    pub seats: Vec<SeatRow>,
+    /// Sorted by seat, then booking id.
+    pub bookings: Vec<BookingRow>,
+    /// Actors owed a refund (`refund_outbox`), sorted.
+    pub refunds: Vec<String>,
+}
+
+/// A row that a `read` or `lock` returned, as the actor saw it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct SeenRow {
+    pub seat: String,
+    pub status: SeatStatus,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub holder: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub until: Option<i64>,
+    /// Whether the actor now remembers the seat as available.
+    pub available: bool,
+}
+
+/// The answer of a one-call operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Answer {
+    Held,
+    Unavailable,
+    Busy,
+    Expired,
+    Issued,
+    Duplicate,
+    RefundDue,
+    Released,
+}
+
+impl Answer {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Answer::Held => "held",
+            Answer::Unavailable => "unavailable",
+            Answer::Busy => "busy",
+            Answer::Expired => "expired",
+            Answer::Issued => "issued",
+            Answer::Duplicate => "duplicate",
+            Answer::RefundDue => "refund_due",
+            Answer::Released => "released",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Answer> {
+        [
+            Answer::Held,
+            Answer::Unavailable,
+            Answer::Busy,
+            Answer::Expired,
+            Answer::Issued,
+            Answer::Duplicate,
+            Answer::RefundDue,
+            Answer::Released,
+        ]
+        .into_iter()
+        .find(|a| a.as_str() == s)
+    }
+}
+
+/// What an operation finally did.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum StepResult {
+    /// Done; `rows` is the number of rows affected or returned, where the op has one.
+    Ok {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rows: Option<u64>,
+    },
+    /// Not sent: the actor remembered one of the seats as taken.
+    Skipped,
+    /// A one-call operation's answer.
+    Answer { answer: Answer },
+    /// PostgreSQL raised an error: its SQLSTATE and its own words.
+    Error { code: String, message: String },
+    /// A `commit` of a failed transaction: PostgreSQL answers with the tag ROLLBACK.
+    RolledBack,
+}
+
+impl StepResult {
+    /// The compact form used in `expect.steps` (without the `waiting>` prefix).
+    pub fn short(&self) -> String {
+        match self {
+            StepResult::Ok { rows: Some(n) } => format!("ok:{n}"),
+            StepResult::Ok { rows: None } => "ok".to_string(),
+            StepResult::Skipped => "skipped".to_string(),
+            StepResult::Answer { answer } => answer.as_str().to_string(),
+            StepResult::Error { code, .. } => format!("error:{code}"),
+            StepResult::RolledBack => "rolled_back".to_string(),
+        }
+    }
+
+    pub fn is_error(&self) -> bool {
+        matches!(self, StepResult::Error { .. })
+    }
+}
+
+/// One entry of the order as it ran.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EntryTrace {
+    /// The actor whose operation this entry sent.
+    pub actor: String,
+    /// The index of the operation in the actor's program.
+    pub op_index: usize,
+    /// The actors it was found waiting for when the entry was sent; empty if it did not wait.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub waited_for: Vec<String>,
+    /// The final result; `None` if it was still waiting when the schedule ended.
+    #[serde(default)]
+    pub result: Option<StepResult>,
+    /// The index of the entry during which the operation completed (its own index unless it
+    /// waited); `None` if it never completed.
+    #[serde(default)]
+    pub completed_after: Option<usize>,
+    /// The rows a `read` or `lock` returned.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub seen: Vec<SeenRow>,
+    /// The committed tables after this entry, including whatever completed during it.
+    pub tables: Tables,
+    /// One line, in plain words, saying what happened and why (the simulator writes these).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub reason: String,
+}
+
+impl EntryTrace {
+    /// The entry's step as `expect.steps` writes it.
+    pub fn step(&self) -> String {
+        match (&self.result, self.waited_for.is_empty()) {
+            (None, _) => "waiting".to_string(),
+            (Some(r), true) => r.short(),
+            (Some(r), false) => format!("waiting>{}", r.short()),
+        }
+    }
+}
+
+/// A whole run: the entries in order. Produced by the simulator and by the executor.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Trace {
+    pub entries: Vec<EntryTrace>,
+    /// The committed tables before the first entry.
+    pub initial: Tables,
+}
+
+/// The verdict over the whole run.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Verdict {
+    pub double_booked: bool,
+    pub lost_seat: bool,
+    pub refund_due: Vec<String>,
+    pub unpaid_hold: Vec<String>,
+}
+
+/// One seat at the end.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeatOutcome {
+    pub status: SeatStatus,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub holder: Option<String>,
+    /// Actors told they got this seat whose claim was never ended legitimately.
+    pub told: Vec<String>,
+    /// Holders of its ticket rows.
+    pub tickets: Vec<String>,
+}
+
+/// An entry with what it means: the op, its SQL and who had been told what by then.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Entry {
+    #[serde(flatten)]
+    pub trace: EntryTrace,
+    pub op: Op,
+    /// The step as `expect.steps` writes it.
+    pub step: String,
+    /// seat → actors told they got it, after this entry.
+    pub told: BTreeMap<String, Vec<String>>,
+}
+
+/// The outcome of a run: the entries, each seat at the end, and the verdict.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Outcome {
+    pub entries: Vec<Entry>,
+    pub initial: Tables,
+    pub seats: BTreeMap<String, SeatOutcome>,
+    pub verdict: Verdict,
+}
+
+impl Outcome {
+    /// The final committed tables.
+    pub fn final_tables(&self) -> &Tables {
+        self.entries.last().map(|e| &e.trace.tables).unwrap_or(&self.initial)
+    }
+
+    /// seat → actors told they got it, at the end.
+    pub fn told(&self) -> BTreeMap<String, Vec<String>> {
+        self.seats.iter().map(|(seat, s)| (seat.clone(), s.told.clone())).collect()
+    }
+
+    pub fn steps(&self) -> Vec<String> {
+        self.entries.iter().map(|e| e.step.clone()).collect()
+    }
+}
