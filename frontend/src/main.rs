@@ -1,1 +1,14 @@
-fn main() {}
+//! Entry point of the page: mounts the app and marks the moment of the first render.
+
+mod api;
+mod app;
+mod components;
+
+fn main() {
+    leptos::mount::mount_to_body(app::App);
+    // The first render is synchronous in CSR: by now the page is on screen. The browser tests
+    // read this mark to report navigation → first render.
+    if let Some(performance) = web_sys::window().and_then(|w| w.performance()) {
+        let _ = performance.mark("last-seat:first-render");
+    }
+}

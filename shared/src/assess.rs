@@ -1,19 +1,347 @@
-//! From a trace to an outcome (being written).
+//! From a trace to an outcome: who was told they got which seat (and whether that claim was
+//! later ended legitimately), the per-seat state at the end and the verdicts; then the
+//! comparison of a simulated and a real outcome, and the check of a schedule's `expect`.
+//!
+//! The simulator and the executor both produce a `Trace`; everything here is computed from the
+//! trace alone, so the two outcomes differ only where the traces do.
 
-use crate::outcome::{Outcome, Trace};
-use crate::schedule::Schedule;
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::outcome::{Answer, Entry, Outcome, SeatOutcome, StepResult, Tables, Trace, Verdict};
+use crate::schedule::{Op, PayOutcome, Schedule, SeatStatus};
+use crate::sql;
+
+/// Per-actor bookkeeping while replaying the events of a trace.
+#[derive(Default)]
+struct ActorBook {
+    in_tx: bool,
+    /// Seats its open transaction would tell it it got, at commit.
+    pending: Vec<String>,
+    current_hold: Option<String>,
+    /// Payment decisions by idempotency key: a retry gets the first one.
+    payments: BTreeMap<String, PayOutcome>,
+    confirmed: bool,
+}
 
 /// Builds the outcome (told, verdicts) of a trace.
-pub fn assess(_schedule: &Schedule, _trace: Trace) -> Outcome {
-    todo!("assess")
+pub fn assess(schedule: &Schedule, trace: Trace) -> Outcome {
+    let actors = schedule.actors();
+    let mut books: Vec<ActorBook> = actors.iter().map(|_| ActorBook::default()).collect();
+    let mut told: BTreeMap<String, BTreeSet<String>> =
+        schedule.scenario().seats.iter().map(|s| (s.id.clone(), BTreeSet::new())).collect();
+    for seat in &schedule.scenario().seats {
+        if let (Some(holder), SeatStatus::Held | SeatStatus::Booked) = (&seat.holder, seat.status) {
+            told.entry(seat.id.clone()).or_default().insert(holder.clone());
+            if let Some(i) = schedule.actor_index(holder) {
+                books[i].current_hold = Some(sql::initial_hold(holder));
+            }
+        }
+    }
+
+    // Completions in the order they happened: by the entry during which they completed, the
+    // entry's own operation first, then the waiters it released in the order they had waited.
+    let mut events: Vec<(usize, usize, usize)> = trace
+        .entries
+        .iter()
+        .enumerate()
+        .filter_map(|(i, e)| e.completed_after.map(|at| (at, usize::from(at != i), i)))
+        .collect();
+    events.sort();
+
+    let mut entries = Vec::with_capacity(trace.entries.len());
+    let mut next_event = 0;
+    for k in 0..trace.entries.len() {
+        let before = if k == 0 { &trace.initial } else { &trace.entries[k - 1].tables };
+        let after = &trace.entries[k].tables;
+        while next_event < events.len() && events[next_event].0 == k {
+            let i = events[next_event].2;
+            let e = &trace.entries[i];
+            let actor = schedule.actor_index(&e.actor).expect("trace actors come from the schedule");
+            let op = &actors[actor].program[e.op_index];
+            let result = e.result.as_ref().expect("a completed entry has a result");
+            let hold = sql::hold_id(&e.actor, e.op_index, op);
+            apply_event(&mut books[actor], &mut told, &e.actor, op, result, hold, after);
+            next_event += 1;
+        }
+        end_claims(&mut told, before, after);
+        let e = &trace.entries[k];
+        let op = actors[schedule.actor_index(&e.actor).expect("known actor")].program[e.op_index].clone();
+        entries.push(Entry {
+            step: e.step(),
+            trace: e.clone(),
+            op,
+            told: told.iter().map(|(s, a)| (s.clone(), a.iter().cloned().collect())).collect(),
+        });
+    }
+
+    let final_tables = trace.entries.last().map(|e| &e.tables).unwrap_or(&trace.initial).clone();
+    let seats = seat_outcomes(&final_tables, &told);
+    let verdict = verdict(schedule, &books, &seats, &final_tables);
+    Outcome { entries, initial: trace.initial, seats, verdict }
+}
+
+fn apply_event(
+    book: &mut ActorBook,
+    told: &mut BTreeMap<String, BTreeSet<String>>,
+    actor: &str,
+    op: &Op,
+    result: &StepResult,
+    hold: String,
+    after: &Tables,
+) {
+    let mut tell = |book: &mut ActorBook, seats: Vec<String>| {
+        if book.in_tx {
+            book.pending.extend(seats);
+        } else {
+            for seat in seats {
+                told.entry(seat).or_default().insert(actor.to_string());
+            }
+        }
+    };
+    match (op, result) {
+        (Op::Begin { .. }, StepResult::Ok { .. }) => {
+            book.in_tx = true;
+            book.pending.clear();
+        }
+        (Op::Commit, StepResult::Ok { .. }) => {
+            book.in_tx = false;
+            let seats = std::mem::take(&mut book.pending);
+            tell(book, seats);
+        }
+        (Op::Commit | Op::Rollback, _) => {
+            book.in_tx = false;
+            book.pending.clear();
+        }
+        (Op::Claim { seats, .. } | Op::Write { seats, .. }, StepResult::Ok { rows: Some(n) }) if *n as usize == seats.len() => {
+            book.current_hold = Some(hold);
+            tell(book, seats.clone());
+        }
+        (Op::Book { seats }, StepResult::Ok { rows: Some(n) }) if *n as usize == seats.len() => {
+            tell(book, seats.clone());
+        }
+        (Op::Hold { seats, .. }, StepResult::Answer { answer: Answer::Held }) => {
+            book.current_hold = Some(hold);
+            tell(book, seats.clone());
+        }
+        (Op::Confirm { .. }, StepResult::Answer { answer }) => {
+            book.confirmed = true;
+            if matches!(answer, Answer::Issued | Answer::Duplicate) {
+                let current = book.current_hold.clone();
+                let seats: Vec<String> = after
+                    .bookings
+                    .iter()
+                    .filter(|b| Some(&b.booking_id) == current.as_ref())
+                    .map(|b| b.seat.clone())
+                    .collect();
+                tell(book, seats);
+            }
+        }
+        (Op::Pay { outcome }, StepResult::Ok { .. }) => {
+            let key = book.current_hold.clone().unwrap_or_else(|| sql::no_hold(actor));
+            book.payments.entry(key).or_insert(*outcome);
+        }
+        _ => {}
+    }
+}
+
+/// Ends the claims that ended legitimately during one entry: a seat made AVAILABLE (released
+/// or swept), or taken by someone else after its holder's hold had run out. A claim that was
+/// overwritten while still valid stays counted: that is the double booking.
+fn end_claims(told: &mut BTreeMap<String, BTreeSet<String>>, before: &Tables, after: &Tables) {
+    for (old, new) in before.seats.iter().zip(&after.seats) {
+        let Some(holder) = &old.holder else { continue };
+        if new.holder.as_ref() == Some(holder) {
+            continue;
+        }
+        let expired = old.status == SeatStatus::Held && old.until.is_some_and(|u| u < after.clock);
+        if new.status == SeatStatus::Available || expired {
+            if let Some(actors) = told.get_mut(&old.id) {
+                actors.remove(holder);
+            }
+        }
+    }
+}
+
+fn seat_outcomes(tables: &Tables, told: &BTreeMap<String, BTreeSet<String>>) -> BTreeMap<String, SeatOutcome> {
+    tables
+        .seats
+        .iter()
+        .map(|row| {
+            let outcome = SeatOutcome {
+                status: row.status,
+                holder: row.holder.clone(),
+                told: told.get(&row.id).map(|a| a.iter().cloned().collect()).unwrap_or_default(),
+                tickets: tables.bookings.iter().filter(|b| b.seat == row.id).map(|b| b.holder.clone()).collect(),
+            };
+            (row.id.clone(), outcome)
+        })
+        .collect()
+}
+
+fn verdict(schedule: &Schedule, books: &[ActorBook], seats: &BTreeMap<String, SeatOutcome>, tables: &Tables) -> Verdict {
+    let double_booked = seats.values().any(|s| s.told.len() >= 2 || s.tickets.len() >= 2);
+    let lost_seat = seats.values().any(|s| s.status == SeatStatus::Booked && s.told.is_empty())
+        || tables.seats.iter().any(|r| r.status == SeatStatus::Held && r.until.is_none());
+    let has_seat: BTreeSet<&String> = seats.values().flat_map(|s| s.told.iter()).collect();
+    let refund_due = schedule
+        .actors()
+        .iter()
+        .zip(books)
+        .filter(|(actor, book)| {
+            let pays = actor.program.iter().any(|op| matches!(op, Op::Pay { .. }));
+            let paid = if pays {
+                book.payments.values().any(|o| *o != PayOutcome::Declined)
+            } else {
+                book.confirmed
+            };
+            paid && !has_seat.contains(&actor.name)
+        })
+        .map(|(actor, _)| actor.name.clone())
+        .collect();
+    let unpaid_hold: BTreeSet<String> = tables
+        .seats
+        .iter()
+        .filter(|r| r.status == SeatStatus::Held && r.until.is_some_and(|u| u >= tables.clock))
+        .filter_map(|r| r.holder.clone())
+        .collect();
+    Verdict { double_booked, lost_seat, refund_due, unpaid_hold: unpaid_hold.into_iter().collect() }
 }
 
 /// The differences between a simulated and a real outcome, in plain words; empty if identical.
-pub fn compare(_simulated: &Outcome, _real: &Outcome) -> Vec<String> {
-    todo!("compare")
+pub fn compare(simulated: &Outcome, real: &Outcome) -> Vec<String> {
+    let mut out = Vec::new();
+    if simulated.initial != real.initial {
+        out.push("the initial tables differ".to_string());
+    }
+    if simulated.entries.len() != real.entries.len() {
+        out.push(format!(
+            "the simulator ran {} entries, PostgreSQL {}",
+            simulated.entries.len(),
+            real.entries.len()
+        ));
+    }
+    for (k, (s, r)) in simulated.entries.iter().zip(&real.entries).enumerate() {
+        let (s, r) = (&s.trace, &r.trace);
+        let what = format!("entry {} ({} {})", k + 1, s.actor, simulated.entries[k].op.name());
+        if s.actor != r.actor || s.op_index != r.op_index {
+            out.push(format!("{what}: PostgreSQL ran {}'s operation {} instead", r.actor, r.op_index + 1));
+            continue;
+        }
+        if s.result != r.result && !same_error(&s.result, &r.result) {
+            out.push(format!("{what}: simulated {}, PostgreSQL {}", describe(&s.result), describe(&r.result)));
+        }
+        if s.waited_for != r.waited_for {
+            out.push(format!(
+                "{what}: simulated waiting for [{}], PostgreSQL waiting for [{}]",
+                s.waited_for.join(", "),
+                r.waited_for.join(", ")
+            ));
+        }
+        if s.completed_after != r.completed_after {
+            out.push(format!(
+                "{what}: simulated completing {}, PostgreSQL {}",
+                when(s.completed_after),
+                when(r.completed_after)
+            ));
+        }
+        if s.seen != r.seen {
+            out.push(format!("{what}: the rows returned differ: simulated {:?}, PostgreSQL {:?}", s.seen, r.seen));
+        }
+        if s.tables != r.tables {
+            out.push(format!("{what}: the stored tables differ afterwards: {}", diff_tables(&s.tables, &r.tables)));
+        }
+    }
+    if simulated.seats != real.seats {
+        out.push("the seats at the end differ (status, holder, told or tickets)".to_string());
+    }
+    if simulated.verdict != real.verdict {
+        out.push(format!("the verdict differs: simulated {:?}, PostgreSQL {:?}", simulated.verdict, real.verdict));
+    }
+    out
+}
+
+/// Errors are equal when their SQLSTATEs are: the message is PostgreSQL's wording, shown, not
+/// compared.
+fn same_error(a: &Option<StepResult>, b: &Option<StepResult>) -> bool {
+    matches!((a, b), (Some(StepResult::Error { code: x, .. }), Some(StepResult::Error { code: y, .. })) if x == y)
+}
+
+fn describe(r: &Option<StepResult>) -> String {
+    r.as_ref().map(StepResult::short).unwrap_or_else(|| "still waiting".to_string())
+}
+
+fn when(at: Option<usize>) -> String {
+    at.map(|k| format!("during entry {}", k + 1)).unwrap_or_else(|| "never".to_string())
+}
+
+fn diff_tables(s: &Tables, r: &Tables) -> String {
+    let mut parts = Vec::new();
+    if s.clock != r.clock {
+        parts.push(format!("clock {} vs {}", s.clock, r.clock));
+    }
+    for (a, b) in s.seats.iter().zip(&r.seats) {
+        if a != b {
+            parts.push(format!("{}: {:?} vs {:?}", a.id, a, b));
+        }
+    }
+    if s.bookings != r.bookings {
+        parts.push(format!("bookings {:?} vs {:?}", s.bookings, r.bookings));
+    }
+    if s.refunds != r.refunds {
+        parts.push(format!("refunds {:?} vs {:?}", s.refunds, r.refunds));
+    }
+    parts.join("; ")
 }
 
 /// Where the outcome fails the schedule's `expect`; empty if it holds (or there is none).
-pub fn check_expect(_schedule: &Schedule, _outcome: &Outcome) -> Vec<String> {
-    todo!("check_expect")
+pub fn check_expect(schedule: &Schedule, outcome: &Outcome) -> Vec<String> {
+    let Some(expect) = schedule.expect() else { return Vec::new() };
+    let mut out = Vec::new();
+    let v = &outcome.verdict;
+    let mut check = |key: &str, want: String, got: String| {
+        if want != got {
+            out.push(format!("expect.{key}: expected {want}, got {got}"));
+        }
+    };
+    if let Some(want) = expect.double_booked {
+        check("double_booked", want.to_string(), v.double_booked.to_string());
+    }
+    if let Some(want) = expect.lost_seat {
+        check("lost_seat", want.to_string(), v.lost_seat.to_string());
+    }
+    if let Some(want) = &expect.refund_due {
+        check("refund_due", format!("{:?}", sorted(want)), format!("{:?}", v.refund_due));
+    }
+    if let Some(want) = &expect.unpaid_hold {
+        check("unpaid_hold", format!("{:?}", sorted(want)), format!("{:?}", v.unpaid_hold));
+    }
+    if let Some(want) = &expect.told {
+        for (seat, actors) in want {
+            let got = outcome.seats.get(seat).map(|s| s.told.clone()).unwrap_or_default();
+            check(&format!("told.{seat}"), format!("{:?}", sorted(actors)), format!("{got:?}"));
+        }
+    }
+    if let Some(want) = &expect.final_seats {
+        for (seat, f) in want {
+            let got = outcome.seats.get(seat);
+            check(
+                &format!("final.{seat}"),
+                format!("{} {:?}", f.status.as_sql(), f.holder),
+                got.map(|s| format!("{} {:?}", s.status.as_sql(), s.holder)).unwrap_or_default(),
+            );
+        }
+    }
+    if let Some(want) = &expect.steps {
+        for (k, (w, e)) in want.iter().zip(&outcome.entries).enumerate() {
+            check(&format!("steps[{k}]"), w.clone(), e.step.clone());
+        }
+    }
+    out
+}
+
+fn sorted(v: &[String]) -> Vec<String> {
+    let mut v = v.to_vec();
+    v.sort();
+    v.dedup();
+    v
 }

@@ -57,8 +57,16 @@ pub struct Clients {
 
 impl Clients {
     pub fn new(schedule: &Schedule) -> Clients {
+        let mut actors = vec![ActorState::default(); schedule.actors().len()];
+        for seat in &schedule.scenario().seats {
+            if let (Some(holder), SeatStatus::Held | SeatStatus::Booked) = (&seat.holder, seat.status) {
+                if let Some(i) = schedule.actor_index(holder) {
+                    actors[i].current_hold = Some(sql::initial_hold(holder));
+                }
+            }
+        }
         Clients {
-            actors: vec![ActorState::default(); schedule.actors().len()],
+            actors,
             clock: schedule.scenario().clock,
             provider: BTreeMap::new(),
             show: schedule.scenario().show,

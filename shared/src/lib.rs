@@ -13,3 +13,4 @@ pub use outcome::{Outcome, StepResult, Trace};
 pub use schedule::{Schedule, ScheduleError};
 pub mod assess;
 pub mod engine;
+pub mod scenarios;

@@ -408,8 +408,9 @@ impl Schedule {
                 check_name(&format!("scenario.seats.{}.holder", seat.id), holder)?;
             }
         }
-        let order = parse_order(&file.order, &actors)?;
-        let expect = file.expect.map(|e| check_expect(e, &actors, &seat_ids, order.len())).transpose()?;
+        let order = if file.order.is_empty() { round_robin(&actors) } else { parse_order(&file.order, &actors)? };
+        let holders: Vec<&str> = scenario.seats.iter().filter_map(|s| s.holder.as_deref()).collect();
+        let expect = file.expect.map(|e| check_expect(e, &actors, &holders, &seat_ids, order.len())).transpose()?;
         Ok(Schedule { name: file.name, scenario, actors, order, expect })
     }
 
@@ -706,9 +707,22 @@ fn parse_order(order: &[String], actors: &[Actor]) -> Result<Vec<usize>, Schedul
     Ok(out)
 }
 
-fn check_expect(expect: Expect, actors: &[Actor], seat_ids: &[&str], entries: usize) -> Result<Expect, ScheduleError> {
+/// The order of a file that gives none: one operation of each actor in turn, until every
+/// program has run to its end.
+fn round_robin(actors: &[Actor]) -> Vec<usize> {
+    let longest = actors.iter().map(|a| a.program.len()).max().unwrap_or(0);
+    (0..longest).flat_map(|k| (0..actors.len()).filter(move |&i| k < actors[i].program.len())).collect()
+}
+
+fn check_expect(
+    expect: Expect,
+    actors: &[Actor],
+    holders: &[&str],
+    seat_ids: &[&str],
+    entries: usize,
+) -> Result<Expect, ScheduleError> {
     let known = |field: &str, name: &str| -> Result<(), ScheduleError> {
-        if actors.iter().any(|a| a.name == name) {
+        if actors.iter().any(|a| a.name == name) || holders.contains(&name) {
             Ok(())
         } else {
             Err(ScheduleError::new(field, format!("unknown actor {name:?}")))

@@ -109,6 +109,11 @@ pub fn hold_id(actor: &str, op_index: usize, op: &Op) -> String {
     }
 }
 
+/// The hold id of a seat that is HELD or BOOKED when the scenario starts.
+pub fn initial_hold(holder: &str) -> String {
+    format!("{holder}:initial")
+}
+
 /// The placeholder hold id of an actor that holds nothing: it matches no row.
 pub fn no_hold(actor: &str) -> String {
     format!("{actor}:none")
