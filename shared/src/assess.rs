@@ -134,6 +134,13 @@ fn apply_event(
                     .map(|b| b.seat.clone())
                     .collect();
                 tell(book, seats);
+            } else if *answer == Answer::RefundDue {
+                // The buyer is told the hold is gone: its claim on the hold's seats ends here.
+                for row in after.seats.iter().filter(|r| r.hold_id.is_some() && r.hold_id == book.current_hold) {
+                    if let Some(actors) = told.get_mut(&row.id) {
+                        actors.remove(actor);
+                    }
+                }
             }
         }
         (Op::Pay { outcome }, StepResult::Ok { .. }) => {

@@ -1,0 +1,139 @@
+//! The heart of the suite: the simulator against real PostgreSQL.
+//!
+//! For every built-in scenario, every feasible interleaving of its programs is run in the model
+//! and on PostgreSQL (one connection per buyer, a schema per run), and the two outcomes must be
+//! identical entry by entry. Then the six orders of the last concert seat, each with its
+//! verdict, and every exported schedule under `schedules/` with its `expect`.
+
+use std::path::Path;
+use std::time::Instant;
+
+use futures::stream::{self, StreamExt};
+use shared::assess::{assess, check_expect, compare};
+use shared::explorer;
+use shared::scenarios;
+use shared::Schedule;
+use sqlx::postgres::PgPoolOptions;
+use sqlx::PgPool;
+
+async fn pool() -> PgPool {
+    let url = std::env::var("DATABASE_URL").unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into());
+    PgPoolOptions::new()
+        .max_connections(24)
+        .connect(&url)
+        .await
+        .unwrap_or_else(|e| panic!("cannot reach PostgreSQL at {url} ({e}): set DATABASE_URL"))
+}
+
+/// Runs one schedule both ways; the differences, or the outcome pair when they agree.
+async fn run_both(pool: &PgPool, schedule: &Schedule) -> Result<(shared::Outcome, shared::Outcome), Vec<String>> {
+    let simulated = shared::engine::simulate(schedule).map_err(|e| vec![format!("simulator refused it: {e}")])?;
+    let simulated = assess(schedule, simulated);
+    let real = backend::executor::execute(pool, schedule)
+        .await
+        .map_err(|e| vec![format!("executor failed: {e}")])?;
+    let real = assess(schedule, real);
+    let differences = compare(&simulated, &real);
+    if differences.is_empty() {
+        Ok((simulated, real))
+    } else {
+        Err(differences)
+    }
+}
+
+fn names(schedule: &Schedule, order: &[usize]) -> String {
+    order.iter().map(|&a| schedule.actors()[a].name.as_str()).collect::<Vec<_>>().join(" ")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn simulator_and_postgres_agree_on_every_interleaving_of_every_builtin_scenario() {
+    let pool = pool().await;
+    let started = Instant::now();
+    let mut runs = 0usize;
+    let mut failures = Vec::new();
+    for builtin in scenarios::all() {
+        let schedule = builtin.schedule();
+        let (orders, complete) = explorer::orders(&schedule, 20_000);
+        assert!(complete, "{}: more than 20000 orders; the differential test runs them all", builtin.id);
+        runs += orders.len();
+        let results: Vec<(Vec<usize>, Result<_, Vec<String>>)> = stream::iter(orders)
+            .map(|order| {
+                let pool = pool.clone();
+                let schedule = schedule.with_order(order.clone());
+                async move { (order, run_both(&pool, &schedule).await.map(|_| ())) }
+            })
+            .buffer_unordered(4)
+            .collect()
+            .await;
+        for (order, result) in results {
+            if let Err(differences) = result {
+                failures.push(format!("{} [{}]:\n    {}", builtin.id, names(&schedule, &order), differences.join("\n    ")));
+            }
+        }
+    }
+    println!("differential: {runs} interleavings of {} scenarios in {:.1?}", scenarios::all().len(), started.elapsed());
+    assert!(failures.is_empty(), "{} of {runs} interleavings disagree:\n{}", failures.len(), failures.join("\n"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_six_orders_of_the_last_concert_seat_each_get_their_verdict() {
+    let pool = pool().await;
+    let schedule = scenarios::get("ch3-three-arrivals").expect("built-in").schedule();
+    // clock = A's hold expires, b = B asks for A14, a = A's payment confirms.
+    let cases: &[(&[&str], &[&str], &[&str], Option<&str>)] = &[
+        // order,                     steps,                              refund_due, holder of A14 told
+        (&["clock", "b", "a"], &["ok", "held", "refund_due"], &["a"], Some("b")),
+        (&["clock", "a", "b"], &["ok", "refund_due", "held"], &["a"], Some("b")),
+        (&["b", "clock", "a"], &["unavailable", "ok", "refund_due"], &["a"], None),
+        (&["b", "a", "clock"], &["unavailable", "issued", "ok"], &[], Some("a")),
+        (&["a", "clock", "b"], &["issued", "ok", "unavailable"], &[], Some("a")),
+        (&["a", "b", "clock"], &["issued", "unavailable", "ok"], &[], Some("a")),
+    ];
+    for (order, steps, refund_due, owner) in cases {
+        let order: Vec<usize> = order.iter().map(|n| schedule.actor_index(n).expect("actor")).collect();
+        let s = schedule.with_order(order.clone());
+        let (simulated, _) = run_both(&pool, &s).await.unwrap_or_else(|d| panic!("[{}]: {}", names(&s, &order), d.join("; ")));
+        let label = names(&s, &order);
+        assert_eq!(simulated.steps(), *steps, "[{label}] steps");
+        assert_eq!(simulated.verdict.refund_due, *refund_due, "[{label}] refund_due");
+        assert!(!simulated.verdict.double_booked, "[{label}] never double-booked");
+        let told = &simulated.seats["A14"].told;
+        assert_eq!(told.first().map(String::as_str), *owner, "[{label}] told A14");
+        assert!(told.len() <= 1, "[{label}] at most one owner");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_exported_schedule_replays_identically_and_meets_its_expect() {
+    let pool = pool().await;
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../schedules");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("schedules/ exists")
+        .map(|e| e.expect("readable").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    assert!(!files.is_empty(), "schedules/ holds the exported fixtures");
+    let mut failures = Vec::new();
+    for file in &files {
+        let text = std::fs::read_to_string(file).expect("readable");
+        let schedule = match Schedule::parse_json(&text) {
+            Ok(s) => s,
+            Err(e) => {
+                failures.push(format!("{}: invalid: {e}", file.display()));
+                continue;
+            }
+        };
+        assert!(schedule.expect().is_some(), "{}: a fixture states its expect", file.display());
+        match run_both(&pool, &schedule).await {
+            Err(d) => failures.push(format!("{}: disagree: {}", file.display(), d.join("; "))),
+            Ok((simulated, _)) => {
+                let unmet = check_expect(&schedule, &simulated);
+                if !unmet.is_empty() {
+                    failures.push(format!("{}: {}", file.display(), unmet.join("; ")));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
