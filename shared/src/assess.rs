@@ -26,9 +26,37 @@ struct ActorBook {
 /// Builds the outcome (told, verdicts) of a trace.
 pub fn assess(schedule: &Schedule, trace: Trace) -> Outcome {
     let actors = schedule.actors();
+    let mut entries = Vec::with_capacity(trace.entries.len());
+    let (seats, verdict) = replay(schedule, &trace, |k, told| {
+        let e = &trace.entries[k];
+        let op = actors[schedule.actor_index(&e.actor).expect("known actor")].program[e.op_index].clone();
+        entries.push(Entry {
+            step: e.step(),
+            trace: e.clone(),
+            op,
+            told: told.iter().map(|(s, a)| (s.clone(), a.iter().cloned().collect())).collect(),
+        });
+    });
+    Outcome { entries, initial: trace.initial, seats, verdict }
+}
+
+/// Only the seats at the end and the verdict: what the explorer needs from each order.
+pub fn judge(schedule: &Schedule, trace: &Trace) -> (BTreeMap<String, SeatOutcome>, Verdict) {
+    replay(schedule, trace, |_, _| {})
+}
+
+type Told = BTreeMap<String, BTreeSet<String>>;
+
+/// Replays the completions of a trace in the order they happened, keeping who was told they
+/// got which seat; calls `after_entry` with that after every entry.
+fn replay(
+    schedule: &Schedule,
+    trace: &Trace,
+    mut after_entry: impl FnMut(usize, &Told),
+) -> (BTreeMap<String, SeatOutcome>, Verdict) {
+    let actors = schedule.actors();
     let mut books: Vec<ActorBook> = actors.iter().map(|_| ActorBook::default()).collect();
-    let mut told: BTreeMap<String, BTreeSet<String>> =
-        schedule.scenario().seats.iter().map(|s| (s.id.clone(), BTreeSet::new())).collect();
+    let mut told: Told = schedule.scenario().seats.iter().map(|s| (s.id.clone(), BTreeSet::new())).collect();
     for seat in &schedule.scenario().seats {
         if let (Some(holder), SeatStatus::Held | SeatStatus::Booked) = (&seat.holder, seat.status) {
             told.entry(seat.id.clone()).or_default().insert(holder.clone());
@@ -46,16 +74,14 @@ pub fn assess(schedule: &Schedule, trace: Trace) -> Outcome {
         .enumerate()
         .filter_map(|(i, e)| e.completed_after.map(|at| (at, usize::from(at != i), i)))
         .collect();
-    events.sort();
+    events.sort_unstable();
 
-    let mut entries = Vec::with_capacity(trace.entries.len());
     let mut next_event = 0;
     for k in 0..trace.entries.len() {
         let before = if k == 0 { &trace.initial } else { &trace.entries[k - 1].tables };
         let after = &trace.entries[k].tables;
         while next_event < events.len() && events[next_event].0 == k {
-            let i = events[next_event].2;
-            let e = &trace.entries[i];
+            let e = &trace.entries[events[next_event].2];
             let actor = schedule.actor_index(&e.actor).expect("trace actors come from the schedule");
             let op = &actors[actor].program[e.op_index];
             let result = e.result.as_ref().expect("a completed entry has a result");
@@ -64,25 +90,18 @@ pub fn assess(schedule: &Schedule, trace: Trace) -> Outcome {
             next_event += 1;
         }
         end_claims(&mut told, before, after);
-        let e = &trace.entries[k];
-        let op = actors[schedule.actor_index(&e.actor).expect("known actor")].program[e.op_index].clone();
-        entries.push(Entry {
-            step: e.step(),
-            trace: e.clone(),
-            op,
-            told: told.iter().map(|(s, a)| (s.clone(), a.iter().cloned().collect())).collect(),
-        });
+        after_entry(k, &told);
     }
 
-    let final_tables = trace.entries.last().map(|e| &e.tables).unwrap_or(&trace.initial).clone();
-    let seats = seat_outcomes(&final_tables, &told);
-    let verdict = verdict(schedule, &books, &seats, &final_tables);
-    Outcome { entries, initial: trace.initial, seats, verdict }
+    let final_tables = trace.entries.last().map(|e| &e.tables).unwrap_or(&trace.initial);
+    let seats = seat_outcomes(final_tables, &told);
+    let verdict = verdict(schedule, &books, &seats, final_tables);
+    (seats, verdict)
 }
 
 fn apply_event(
     book: &mut ActorBook,
-    told: &mut BTreeMap<String, BTreeSet<String>>,
+    told: &mut Told,
     actor: &str,
     op: &Op,
     result: &StepResult,
@@ -154,7 +173,7 @@ fn apply_event(
 /// Ends the claims that ended legitimately during one entry: a seat made AVAILABLE (released
 /// or swept), or taken by someone else after its holder's hold had run out. A claim that was
 /// overwritten while still valid stays counted: that is the double booking.
-fn end_claims(told: &mut BTreeMap<String, BTreeSet<String>>, before: &Tables, after: &Tables) {
+fn end_claims(told: &mut Told, before: &Tables, after: &Tables) {
     for (old, new) in before.seats.iter().zip(&after.seats) {
         let Some(holder) = &old.holder else { continue };
         if new.holder.as_ref() == Some(holder) {
@@ -169,7 +188,7 @@ fn end_claims(told: &mut BTreeMap<String, BTreeSet<String>>, before: &Tables, af
     }
 }
 
-fn seat_outcomes(tables: &Tables, told: &BTreeMap<String, BTreeSet<String>>) -> BTreeMap<String, SeatOutcome> {
+fn seat_outcomes(tables: &Tables, told: &Told) -> BTreeMap<String, SeatOutcome> {
     tables
         .seats
         .iter()

@@ -9,10 +9,10 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::assess::assess;
+use crate::assess::judge;
 use crate::engine::{Blocked, Engine};
-use crate::outcome::{Answer, Outcome, StepResult, Verdict};
-use crate::schedule::{Op, Schedule, CLOCK};
+use crate::outcome::{Answer, SeatOutcome, StepResult, Trace, Verdict};
+use crate::schedule::{Actor, Op, Schedule, CLOCK};
 
 /// Orders that ended with the same verdict and the same way of stopping the loser.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -112,14 +112,15 @@ pub fn explore(schedule: &Schedule, limit: u64) -> Exploration {
     let mut count = 0u64;
     let complete = for_each_order(schedule, limit, |path, engine| {
         count += 1;
-        let outcome = assess(schedule, engine.into_trace());
-        let stop = stop_label(schedule, &outcome);
-        let key = (outcome.verdict.clone(), stop.clone());
+        let trace = engine.into_trace();
+        let (seats, verdict) = judge(schedule, &trace);
+        let stop = stop_label(schedule, &trace, &seats, &verdict);
+        let key = (verdict, stop);
         groups
-            .entry(key)
+            .entry(key.clone())
             .or_insert_with(|| Group {
-                verdict: outcome.verdict.clone(),
-                stop,
+                verdict: key.0,
+                stop: key.1,
                 count: 0,
                 example: path.iter().map(|&a| schedule.actors()[a].name.clone()).collect(),
             })
@@ -147,16 +148,16 @@ pub fn permutations(schedule: &Schedule) -> u64 {
 }
 
 /// How the buyers who ended with no seat were stopped, in a few words.
-pub fn stop_label(schedule: &Schedule, outcome: &Outcome) -> String {
-    if outcome.verdict.double_booked {
+pub fn stop_label(schedule: &Schedule, trace: &Trace, seats: &BTreeMap<String, SeatOutcome>, verdict: &Verdict) -> String {
+    if verdict.double_booked {
         return "not stopped".to_string();
     }
-    let seated: Vec<&String> = outcome.seats.values().flat_map(|s| s.told.iter()).collect();
+    let seated: Vec<&String> = seats.values().flat_map(|s| s.told.iter()).collect();
     let mut labels: Vec<String> = schedule
         .actors()
         .iter()
         .filter(|a| a.name != CLOCK && !seated.contains(&&a.name))
-        .filter_map(|a| how_stopped(outcome, &a.name))
+        .filter_map(|a| how_stopped(trace, a))
         .collect();
     labels.sort();
     labels.dedup();
@@ -167,10 +168,10 @@ pub fn stop_label(schedule: &Schedule, outcome: &Outcome) -> String {
     }
 }
 
-fn how_stopped(outcome: &Outcome, actor: &str) -> Option<String> {
-    let mine: Vec<_> = outcome.entries.iter().filter(|e| e.trace.actor == actor).collect();
-    let waited = mine.iter().any(|e| !e.trace.waited_for.is_empty());
-    let how = mine.iter().find_map(|e| match (&e.op, &e.trace.result) {
+fn how_stopped(trace: &Trace, actor: &Actor) -> Option<String> {
+    let mine: Vec<_> = trace.entries.iter().filter(|e| e.actor == actor.name).collect();
+    let waited = mine.iter().any(|e| !e.waited_for.is_empty());
+    let how = mine.iter().find_map(|e| match (&actor.program[e.op_index], &e.result) {
         (_, Some(StepResult::Error { code, .. })) => Some(format!("error {code}")),
         (_, Some(StepResult::Skipped)) => Some("skipped: it remembered the seat as taken".to_string()),
         (_, Some(StepResult::Answer { answer })) if *answer != Answer::Held && *answer != Answer::Issued && *answer != Answer::Duplicate && *answer != Answer::Released => {
@@ -179,7 +180,7 @@ fn how_stopped(outcome: &Outcome, actor: &str) -> Option<String> {
         (Op::Claim { seats, .. } | Op::Write { seats, .. } | Op::Lock { seats, .. }, Some(StepResult::Ok { rows: Some(n) }))
             if (*n as usize) < seats.len() =>
         {
-            Some(if matches!(e.op, Op::Lock { .. }) { "locked fewer rows".to_string() } else { "updated no rows".to_string() })
+            Some(if matches!(actor.program[e.op_index], Op::Lock { .. }) { "locked fewer rows".to_string() } else { "updated no rows".to_string() })
         }
         _ => None,
     })?;
