@@ -1,1 +1,126 @@
-fn main() {}
+//! The `backend` command: `serve` the API and the page, or `replay` schedule files on
+//! PostgreSQL and in the simulator.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use backend::{db, replay, AppState};
+use clap::{Parser, Subcommand};
+use sqlx::PgPool;
+
+#[derive(Parser)]
+#[command(
+    name = "backend",
+    about = "Last Seat: the race for one seat, on a real PostgreSQL"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Serve the API and the built page (DATABASE_URL names the database).
+    Serve {
+        #[arg(long, default_value = "127.0.0.1:8080")]
+        addr: SocketAddr,
+        /// The built frontend (`trunk build` writes it to dist/).
+        #[arg(long, default_value = "dist")]
+        dist: PathBuf,
+    },
+    /// Replay schedule files on PostgreSQL and in the simulator, and compare.
+    Replay {
+        /// One JSON object per file per line.
+        #[arg(long)]
+        json: bool,
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| "info,sqlx=warn".into()),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    match Cli::parse().command {
+        Command::Serve { addr, dist } => serve(addr, dist).await,
+        Command::Replay { json, files } => replay(json, &files).await,
+    }
+}
+
+async fn connect(max_connections: u32) -> Result<PgPool, ExitCode> {
+    let url = db::database_url();
+    db::connect(&url, max_connections).await.map_err(|e| {
+        eprintln!(
+            "cannot connect to PostgreSQL at DATABASE_URL={}: {e}\n\
+             start PostgreSQL, or set DATABASE_URL to a database that is running",
+            db::redact(&url)
+        );
+        ExitCode::from(2)
+    })
+}
+
+async fn serve(addr: SocketAddr, dist: PathBuf) -> ExitCode {
+    let pool = match connect(40).await {
+        Ok(pool) => pool,
+        Err(code) => return code,
+    };
+    if let Err(e) = sqlx::migrate!("../migrations").run(&pool).await {
+        eprintln!("cannot apply the migrations: {e}");
+        return ExitCode::from(2);
+    }
+    let listener = match tokio::net::TcpListener::bind(addr).await {
+        Ok(listener) => listener,
+        Err(e) => {
+            eprintln!("cannot listen on {addr}: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    if !dist.join("index.html").exists() {
+        eprintln!(
+            "note: {} has no index.html: build the page with `trunk build --release`",
+            dist.display()
+        );
+    }
+    println!(
+        "Last Seat is at http://{}",
+        listener.local_addr().unwrap_or(addr)
+    );
+    match backend::serve(listener, AppState::new(pool, Some(dist))).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("the server stopped: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn replay(json: bool, files: &[PathBuf]) -> ExitCode {
+    let pool = match connect(16).await {
+        Ok(pool) => pool,
+        Err(code) => return code,
+    };
+    let mut all_passed = true;
+    for path in files {
+        let file = path.display().to_string();
+        let result = replay::replay_file(&pool, path).await;
+        all_passed &= result.as_ref().is_ok_and(replay::Report::passed);
+        if json {
+            println!("{}", replay::json_line(&file, &result));
+        } else {
+            println!("{}", replay::describe(&file, &result));
+        }
+    }
+    pool.close().await;
+    if all_passed {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}

@@ -17,7 +17,8 @@ use sqlx::postgres::PgPoolOptions;
 use sqlx::PgPool;
 
 async fn pool() -> PgPool {
-    let url = std::env::var("DATABASE_URL").unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into());
+    let url = std::env::var("DATABASE_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into());
     PgPoolOptions::new()
         .max_connections(24)
         .connect(&url)
@@ -26,8 +27,12 @@ async fn pool() -> PgPool {
 }
 
 /// Runs one schedule both ways; the differences, or the outcome pair when they agree.
-async fn run_both(pool: &PgPool, schedule: &Schedule) -> Result<(shared::Outcome, shared::Outcome), Vec<String>> {
-    let simulated = shared::engine::simulate(schedule).map_err(|e| vec![format!("simulator refused it: {e}")])?;
+async fn run_both(
+    pool: &PgPool,
+    schedule: &Schedule,
+) -> Result<(shared::Outcome, shared::Outcome), Vec<String>> {
+    let simulated = shared::engine::simulate(schedule)
+        .map_err(|e| vec![format!("simulator refused it: {e}")])?;
     let simulated = assess(schedule, simulated);
     let real = backend::executor::execute(pool, schedule)
         .await
@@ -42,7 +47,11 @@ async fn run_both(pool: &PgPool, schedule: &Schedule) -> Result<(shared::Outcome
 }
 
 fn names(schedule: &Schedule, order: &[usize]) -> String {
-    order.iter().map(|&a| schedule.actors()[a].name.as_str()).collect::<Vec<_>>().join(" ")
+    order
+        .iter()
+        .map(|&a| schedule.actors()[a].name.as_str())
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -54,7 +63,11 @@ async fn simulator_and_postgres_agree_on_every_interleaving_of_every_builtin_sce
     for builtin in scenarios::all() {
         let schedule = builtin.schedule();
         let (orders, complete) = explorer::orders(&schedule, 20_000);
-        assert!(complete, "{}: more than 20000 orders; the differential test runs them all", builtin.id);
+        assert!(
+            complete,
+            "{}: more than 20000 orders; the differential test runs them all",
+            builtin.id
+        );
         runs += orders.len();
         let results: Vec<(Vec<usize>, Result<_, Vec<String>>)> = stream::iter(orders)
             .map(|order| {
@@ -67,38 +80,99 @@ async fn simulator_and_postgres_agree_on_every_interleaving_of_every_builtin_sce
             .await;
         for (order, result) in results {
             if let Err(differences) = result {
-                failures.push(format!("{} [{}]:\n    {}", builtin.id, names(&schedule, &order), differences.join("\n    ")));
+                failures.push(format!(
+                    "{} [{}]:\n    {}",
+                    builtin.id,
+                    names(&schedule, &order),
+                    differences.join("\n    ")
+                ));
             }
         }
     }
-    println!("differential: {runs} interleavings of {} scenarios in {:.1?}", scenarios::all().len(), started.elapsed());
-    assert!(failures.is_empty(), "{} of {runs} interleavings disagree:\n{}", failures.len(), failures.join("\n"));
+    println!(
+        "differential: {runs} interleavings of {} scenarios in {:.1?}",
+        scenarios::all().len(),
+        started.elapsed()
+    );
+    assert!(
+        failures.is_empty(),
+        "{} of {runs} interleavings disagree:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_six_orders_of_the_last_concert_seat_each_get_their_verdict() {
     let pool = pool().await;
-    let schedule = scenarios::get("ch3-three-arrivals").expect("built-in").schedule();
+    let schedule = scenarios::get("ch3-three-arrivals")
+        .expect("built-in")
+        .schedule();
     // clock = A's hold expires, b = B asks for A14, a = A's payment confirms.
     let cases: &[(&[&str], &[&str], &[&str], Option<&str>)] = &[
         // order,                     steps,                              refund_due, holder of A14 told
-        (&["clock", "b", "a"], &["ok", "held", "refund_due"], &["a"], Some("b")),
-        (&["clock", "a", "b"], &["ok", "refund_due", "held"], &["a"], Some("b")),
-        (&["b", "clock", "a"], &["unavailable", "ok", "refund_due"], &["a"], None),
-        (&["b", "a", "clock"], &["unavailable", "issued", "ok"], &[], Some("a")),
-        (&["a", "clock", "b"], &["issued", "ok", "unavailable"], &[], Some("a")),
-        (&["a", "b", "clock"], &["issued", "unavailable", "ok"], &[], Some("a")),
+        (
+            &["clock", "b", "a"],
+            &["ok", "held", "refund_due"],
+            &["a"],
+            Some("b"),
+        ),
+        (
+            &["clock", "a", "b"],
+            &["ok", "refund_due", "held"],
+            &["a"],
+            Some("b"),
+        ),
+        (
+            &["b", "clock", "a"],
+            &["unavailable", "ok", "refund_due"],
+            &["a"],
+            None,
+        ),
+        (
+            &["b", "a", "clock"],
+            &["unavailable", "issued", "ok"],
+            &[],
+            Some("a"),
+        ),
+        (
+            &["a", "clock", "b"],
+            &["issued", "ok", "unavailable"],
+            &[],
+            Some("a"),
+        ),
+        (
+            &["a", "b", "clock"],
+            &["issued", "unavailable", "ok"],
+            &[],
+            Some("a"),
+        ),
     ];
     for (order, steps, refund_due, owner) in cases {
-        let order: Vec<usize> = order.iter().map(|n| schedule.actor_index(n).expect("actor")).collect();
+        let order: Vec<usize> = order
+            .iter()
+            .map(|n| schedule.actor_index(n).expect("actor"))
+            .collect();
         let s = schedule.with_order(order.clone());
-        let (simulated, _) = run_both(&pool, &s).await.unwrap_or_else(|d| panic!("[{}]: {}", names(&s, &order), d.join("; ")));
+        let (simulated, _) = run_both(&pool, &s)
+            .await
+            .unwrap_or_else(|d| panic!("[{}]: {}", names(&s, &order), d.join("; ")));
         let label = names(&s, &order);
         assert_eq!(simulated.steps(), *steps, "[{label}] steps");
-        assert_eq!(simulated.verdict.refund_due, *refund_due, "[{label}] refund_due");
-        assert!(!simulated.verdict.double_booked, "[{label}] never double-booked");
+        assert_eq!(
+            simulated.verdict.refund_due, *refund_due,
+            "[{label}] refund_due"
+        );
+        assert!(
+            !simulated.verdict.double_booked,
+            "[{label}] never double-booked"
+        );
         let told = &simulated.seats["A14"].told;
-        assert_eq!(told.first().map(String::as_str), *owner, "[{label}] told A14");
+        assert_eq!(
+            told.first().map(String::as_str),
+            *owner,
+            "[{label}] told A14"
+        );
         assert!(told.len() <= 1, "[{label}] at most one owner");
     }
 }
@@ -124,7 +198,11 @@ async fn every_exported_schedule_replays_identically_and_meets_its_expect() {
                 continue;
             }
         };
-        assert!(schedule.expect().is_some(), "{}: a fixture states its expect", file.display());
+        assert!(
+            schedule.expect().is_some(),
+            "{}: a fixture states its expect",
+            file.display()
+        );
         match run_both(&pool, &schedule).await {
             Err(d) => failures.push(format!("{}: disagree: {}", file.display(), d.join("; "))),
             Ok((simulated, _)) => {

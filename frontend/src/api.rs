@@ -20,7 +20,11 @@ pub async fn health() -> Health {
         return Health::NoServer;
     };
     // A static host may answer any path with index.html: only a JSON object is the real server.
-    let json = response.text().await.ok().and_then(|text| serde_json::from_str(&text).ok());
+    let json = response
+        .text()
+        .await
+        .ok()
+        .and_then(|text| serde_json::from_str(&text).ok());
     classify(response.status(), json)
 }
 

@@ -14,3 +14,4 @@ pub use schedule::{Schedule, ScheduleError};
 pub mod assess;
 pub mod engine;
 pub mod scenarios;
+pub mod explorer;

@@ -182,7 +182,7 @@ pub struct Trace {
 }
 
 /// The verdict over the whole run.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct Verdict {
     pub double_booked: bool,
     pub lost_seat: bool,

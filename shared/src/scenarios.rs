@@ -32,7 +32,7 @@ macro_rules! builtin {
 const ALL: &[(&str, u8, &str, &str, &str)] = &[
     builtin!("ch1-second-request-waits", 1, "The second request waits", "Watch the second UPDATE wait for the row lock, re-check and update no rows."),
     builtin!("ch1-expired-hold-is-free", 1, "An expired hold frees itself", "Take a seat whose hold ran out, with no sweeper running."),
-    builtin!("ch1-confirm-three-answers", 1, "Confirm's three answers", "See a ticket issued, a duplicate webhook answered with the same ticket, and a refund owed."),
+    builtin!("ch1-confirm-three-answers", 1, "Confirm's three answers", "Move the clock before the confirm: see a ticket, a duplicate webhook answered with the same ticket, or a refund owed."),
     builtin!("ch1-family-nowait", 1, "All or nothing for a family", "Make the two groups collide without anyone queueing or deadlocking."),
     builtin!("ch1-unique-safety-net", 1, "The unique key underneath", "Try to insert a second ticket for the same seat."),
     builtin!("ch2-same-seat-twice", 2, "Take the same seat twice", "Get both phones a hold on C3."),

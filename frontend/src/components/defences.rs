@@ -13,7 +13,10 @@ struct Defence {
 fn all_defences() -> Vec<Defence> {
     defences::NAMES
         .iter()
-        .map(|&name| Defence { name, summary: defences::summary(name).unwrap_or_default() })
+        .map(|&name| Defence {
+            name,
+            summary: defences::summary(name).unwrap_or_default(),
+        })
         .collect()
 }
 
@@ -21,7 +24,10 @@ fn all_defences() -> Vec<Defence> {
 fn title(name: &str) -> String {
     let words = name.replace('_', " ");
     let mut chars = words.chars();
-    chars.next().map(|first| first.to_uppercase().chain(chars).collect()).unwrap_or_default()
+    chars
+        .next()
+        .map(|first| first.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
 }
 
 /// The defences a reader will be able to switch between.

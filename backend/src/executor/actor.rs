@@ -1,0 +1,253 @@
+//! One actor's connection, owned by a task of its own: the executor hands it a statement and
+//! goes on at once, so that a statement blocked on a lock stays pending while the schedule
+//! continues. Answers come back on a channel shared by all actors of the run.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use futures::future::BoxFuture;
+use shared::sql::{Param, Statement};
+use sqlx::pool::PoolConnection;
+use sqlx::postgres::PgArguments;
+use sqlx::query::Query;
+use sqlx::{Executor, PgConnection, Postgres, Row};
+use tokio::sync::{mpsc, oneshot};
+
+/// What a statement's answer is read as.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Fetch {
+    /// The number of rows affected.
+    Affected,
+    /// Seat rows (`seat_id, status, holder, held_until`).
+    Rows,
+    /// One text value (the one-call functions).
+    Text,
+}
+
+/// How a statement changes whether the connection is inside a transaction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum TxEffect {
+    Begins,
+    Ends,
+    Keeps,
+}
+
+/// A seat row as a `read` or `lock` returned it.
+#[derive(Debug)]
+pub(crate) struct RawRow {
+    pub seat: String,
+    pub status: String,
+    pub holder: Option<String>,
+    pub until: Option<i64>,
+}
+
+/// A statement's answer, before it is read as a step result.
+#[derive(Debug)]
+pub(crate) enum Raw {
+    Affected(u64),
+    Rows(Vec<RawRow>),
+    Text(String),
+}
+
+/// An answer, tagged with whose statement it was.
+#[derive(Debug)]
+pub(crate) struct Completion {
+    pub actor: usize,
+    pub answer: Result<Raw, sqlx::Error>,
+}
+
+enum Cmd {
+    Run {
+        statement: Statement,
+        fetch: Fetch,
+        tx: TxEffect,
+    },
+    Finish,
+}
+
+/// The executor's side of an actor's connection.
+pub(crate) struct ActorConn {
+    /// The backend pid of the connection, for blocking checks and cancellation.
+    pub pid: i32,
+    cmds: mpsc::UnboundedSender<Cmd>,
+    /// A statement has been handed to the server and has not answered yet.
+    busy: Arc<AtomicBool>,
+    /// Fires once the task has cleaned the connection up and given it back.
+    ended: Option<oneshot::Receiver<()>>,
+}
+
+impl ActorConn {
+    /// Starts the task that owns `conn` (set up for the run, its backend pid `pid`) from now on.
+    pub fn spawn(
+        actor: usize,
+        conn: PoolConnection<Postgres>,
+        pid: i32,
+        completions: mpsc::UnboundedSender<Completion>,
+    ) -> ActorConn {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let busy = Arc::new(AtomicBool::new(false));
+        let (ended_tx, ended_rx) = oneshot::channel();
+        let task = Task {
+            actor,
+            conn,
+            in_tx: false,
+            busy: busy.clone(),
+            completions,
+        };
+        tokio::spawn(task.serve(rx, ended_tx));
+        ActorConn {
+            pid,
+            cmds: tx,
+            busy,
+            ended: Some(ended_rx),
+        }
+    }
+
+    /// Sends a statement; its answer arrives as a `Completion`.
+    pub fn send(&self, statement: Statement, fetch: Fetch, tx: TxEffect) -> bool {
+        // Set here, not in the task, so that a clean-up racing with the hand-over still cancels it.
+        self.busy.store(true, Ordering::SeqCst);
+        let sent = self
+            .cmds
+            .send(Cmd::Run {
+                statement,
+                fetch,
+                tx,
+            })
+            .is_ok();
+        if !sent {
+            self.busy.store(false, Ordering::SeqCst);
+        }
+        sent
+    }
+
+    pub fn is_busy(&self) -> bool {
+        self.busy.load(Ordering::SeqCst)
+    }
+
+    /// Asks the task to end the connection's transaction, reset its settings and give it back
+    /// to the pool (after the statement it is running, if any, has answered).
+    /// The receiver fires once that is done (or the task is gone).
+    pub fn finish(&mut self) -> Option<oneshot::Receiver<()>> {
+        let _ = self.cmds.send(Cmd::Finish);
+        self.ended.take()
+    }
+}
+
+struct Task {
+    actor: usize,
+    conn: PoolConnection<Postgres>,
+    /// Inside `begin` … `commit`/`rollback` (a failed transaction counts: it needs a rollback).
+    in_tx: bool,
+    busy: Arc<AtomicBool>,
+    completions: mpsc::UnboundedSender<Completion>,
+}
+
+impl Task {
+    async fn serve(mut self, mut cmds: mpsc::UnboundedReceiver<Cmd>, ended: oneshot::Sender<()>) {
+        while let Some(cmd) = cmds.recv().await {
+            match cmd {
+                Cmd::Run {
+                    statement,
+                    fetch,
+                    tx,
+                } => {
+                    let answer = run(&mut self.conn, &statement, fetch).await;
+                    self.busy.store(false, Ordering::SeqCst);
+                    match (tx, &answer) {
+                        (TxEffect::Begins, Ok(_)) => self.in_tx = true,
+                        (TxEffect::Ends, _) => self.in_tx = false,
+                        _ => {}
+                    }
+                    let _ = self.completions.send(Completion {
+                        actor: self.actor,
+                        answer,
+                    });
+                }
+                Cmd::Finish => break,
+            }
+        }
+        // Also when the executor went away without asking (its side was dropped).
+        self.release().await;
+        let _ = ended.send(());
+    }
+
+    /// Rolls back, resets the session and returns the connection; a connection that will not
+    /// come clean is closed instead of going back to the pool.
+    async fn release(mut self) {
+        let sql = if self.in_tx {
+            "rollback; reset all"
+        } else {
+            "reset all"
+        };
+        for _ in 0..2 {
+            match super::monitor::simple(&mut self.conn, sql).await {
+                Ok(_) => return,
+                // A cancel meant for the last statement can land on this one: try once more.
+                Err(e) => tracing::debug!(error = %e, "resetting an actor connection"),
+            }
+        }
+        tracing::warn!("an actor connection would not reset; closing it");
+        self.conn.close_on_drop();
+    }
+}
+
+/// Runs `setup` (ending with `select pg_backend_pid()`) on `conn`; the backend pid.
+pub(crate) fn setup<'c>(
+    conn: &'c mut PgConnection,
+    setup: &'c str,
+) -> BoxFuture<'c, Result<i32, sqlx::Error>> {
+    Box::pin(async move { conn.fetch_one(sqlx::raw_sql(setup)).await?.try_get(0) })
+}
+
+/// Boxed so that the future's `Send` is checked at one lifetime (the task is spawned).
+fn run<'c>(
+    conn: &'c mut PgConnection,
+    statement: &'c Statement,
+    fetch: Fetch,
+) -> BoxFuture<'c, Result<Raw, sqlx::Error>> {
+    Box::pin(async move {
+        let query = statement
+            .params
+            .iter()
+            .fold(sqlx::query(&statement.sql), bind);
+        match fetch {
+            Fetch::Affected => query
+                .execute(conn)
+                .await
+                .map(|r| Raw::Affected(r.rows_affected())),
+            Fetch::Text => query
+                .fetch_one(conn)
+                .await
+                .and_then(|row| row.try_get(0))
+                .map(Raw::Text),
+            Fetch::Rows => {
+                let rows = query.fetch_all(conn).await?;
+                rows.iter()
+                    .map(|row| {
+                        Ok(RawRow {
+                            seat: row.try_get(0)?,
+                            status: row.try_get(1)?,
+                            holder: row.try_get(2)?,
+                            until: row.try_get(3)?,
+                        })
+                    })
+                    .collect::<Result<_, sqlx::Error>>()
+                    .map(Raw::Rows)
+            }
+        }
+    })
+}
+
+fn bind<'q>(
+    query: Query<'q, Postgres, PgArguments>,
+    param: &'q Param,
+) -> Query<'q, Postgres, PgArguments> {
+    match param {
+        Param::Int(n) => query.bind(*n),
+        Param::OptInt(n) => query.bind(*n),
+        Param::Text(s) => query.bind(s.as_str()),
+        Param::OptText(s) => query.bind(s.as_deref()),
+        Param::TextArray(v) => query.bind(v.as_slice()),
+    }
+}

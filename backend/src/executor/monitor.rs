@@ -1,0 +1,137 @@
+//! The monitor connection's queries: the committed tables after each entry, who is blocked by
+//! whom, and cancelling what still waits at the end.
+
+use std::sync::LazyLock;
+
+use futures::future::BoxFuture;
+use serde::Deserialize;
+use shared::outcome::{BookingRow, SeatRow, Tables};
+use shared::schedule::SeatStatus;
+use shared::sql;
+use sqlx::postgres::PgQueryResult;
+use sqlx::{Executor, PgConnection};
+
+use super::ExecError;
+
+/// The four `SNAPSHOT_*` queries of `shared::sql` in one statement: one round trip, and one
+/// snapshot for all four, so the tables can never be read half-way through a commit.
+static SNAPSHOT: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "select (select coalesce(json_agg(s), '[]')::text from ({}) s),
+                (select coalesce(json_agg(b), '[]')::text from ({}) b),
+                (select coalesce(json_agg(r.holder), '[]')::text from ({}) r),
+                ({})",
+        sql::SNAPSHOT_SEATS,
+        sql::SNAPSHOT_BOOKINGS,
+        sql::SNAPSHOT_REFUNDS,
+        sql::SNAPSHOT_CLOCK
+    )
+});
+
+/// Per session: blocked by one of `$2` (the run's actors), and by whom.
+const BLOCKING: &str =
+    "select pid, pg_isolation_test_session_is_blocked(pid, $2), pg_blocking_pids(pid)
+  from unnest($1::int4[]) as t(pid)";
+
+const CANCEL: &str = "select pg_cancel_backend(pid) from unnest($1::int4[]) as t(pid)";
+
+#[derive(Deserialize)]
+struct SeatJson {
+    seat_id: String,
+    status: String,
+    holder: Option<String>,
+    hold_id: Option<String>,
+    held_until: Option<i64>,
+}
+
+#[derive(Deserialize)]
+struct BookingJson {
+    seat_id: String,
+    holder: String,
+    booking_id: String,
+}
+
+/// The committed tables, as a fresh transaction would read them.
+pub(crate) async fn snapshot(conn: &mut PgConnection, show: i64) -> Result<Tables, ExecError> {
+    let (seats, bookings, refunds, clock): (String, String, String, i64) =
+        sqlx::query_as(&SNAPSHOT).bind(show).fetch_one(conn).await?;
+    let bad =
+        |e: serde_json::Error| ExecError::Unexpected(format!("a snapshot did not parse: {e}"));
+    let seats: Vec<SeatJson> = serde_json::from_str(&seats).map_err(bad)?;
+    let bookings: Vec<BookingJson> = serde_json::from_str(&bookings).map_err(bad)?;
+    let mut refunds: Vec<String> = serde_json::from_str(&refunds).map_err(bad)?;
+    let mut seats = seats
+        .into_iter()
+        .map(|s| {
+            let status = SeatStatus::from_sql(&s.status)
+                .ok_or_else(|| ExecError::Unexpected(format!("seat status {:?}", s.status)))?;
+            Ok(SeatRow {
+                id: s.seat_id,
+                status,
+                holder: s.holder,
+                hold_id: s.hold_id,
+                until: s.held_until,
+            })
+        })
+        .collect::<Result<Vec<_>, ExecError>>()?;
+    let mut bookings: Vec<BookingRow> = bookings
+        .into_iter()
+        .map(|b| BookingRow {
+            seat: b.seat_id,
+            holder: b.holder,
+            booking_id: b.booking_id,
+        })
+        .collect();
+    // Sorted here, byte-wise as the model sorts, whatever the database's collation.
+    seats.sort_by(|a, b| a.id.cmp(&b.id));
+    bookings.sort_by(|a, b| (&a.seat, &a.booking_id).cmp(&(&b.seat, &b.booking_id)));
+    refunds.sort();
+    Ok(Tables {
+        clock,
+        seats,
+        bookings,
+        refunds,
+    })
+}
+
+/// One session's lock state.
+pub(crate) struct Blocking {
+    pub pid: i32,
+    /// Waiting for a lock that one of the run's actors holds or is queued for ahead of it.
+    pub blocked: bool,
+    pub by: Vec<i32>,
+}
+
+/// The lock state of the sessions `pids`, as blocked by any of `actors`.
+pub(crate) async fn blocking(
+    conn: &mut PgConnection,
+    pids: &[i32],
+    actors: &[i32],
+) -> Result<Vec<Blocking>, sqlx::Error> {
+    let rows: Vec<(i32, bool, Vec<i32>)> = sqlx::query_as(BLOCKING)
+        .bind(pids)
+        .bind(actors)
+        .fetch_all(conn)
+        .await?;
+    Ok(rows
+        .into_iter()
+        .map(|(pid, blocked, by)| Blocking { pid, blocked, by })
+        .collect())
+}
+
+/// Cancels the statements the sessions `pids` are running (a session that is idle ignores it).
+pub(crate) fn cancel<'c>(
+    conn: &'c mut PgConnection,
+    pids: &'c [i32],
+) -> BoxFuture<'c, Result<PgQueryResult, sqlx::Error>> {
+    Box::pin(sqlx::query(CANCEL).bind(pids).execute(conn))
+}
+
+/// Runs `sql` as one simple query (several statements, no parameters). Boxed so that the
+/// future's `Send` is checked at one lifetime: spawned clean-ups need it.
+pub(crate) fn simple<'c>(
+    conn: &'c mut PgConnection,
+    sql: &'c str,
+) -> BoxFuture<'c, Result<PgQueryResult, sqlx::Error>> {
+    conn.execute(sqlx::raw_sql(sql))
+}

@@ -1,0 +1,291 @@
+//! The run itself: the order's entries one by one, each followed by quiescence and a snapshot.
+
+use std::time::Duration;
+
+use shared::client::{Action, Clients};
+use shared::outcome::{EntryTrace, StepResult, Tables, Trace};
+use shared::schedule::{Op, Schedule, ScheduleError};
+use tokio::sync::mpsc;
+
+use super::actor::Completion;
+use super::session::Session;
+use super::{answer, monitor, ExecError};
+
+/// How long a statement just sent gets to answer before the monitor asks whether it is blocked:
+/// most answer well within it, and then no question is needed.
+const FIRST_ANSWER: Duration = Duration::from_micros(500);
+/// How long to wait for an answer before asking again while a statement runs.
+const RUNNING_POLL: Duration = Duration::from_micros(500);
+/// How long to wait before asking again while blocked sessions form a cycle, which PostgreSQL's
+/// deadlock detector breaks after `deadlock_timeout` (400 ms).
+const DEADLOCK_POLL: Duration = Duration::from_millis(10);
+
+/// Sleeps for `d`. Tokio's timers tick in milliseconds; a shorter pause sleeps on a blocking
+/// thread instead, so that a blocked statement is noticed within half a millisecond.
+async fn pause(d: Duration) {
+    if d >= Duration::from_millis(1) {
+        tokio::time::sleep(d).await;
+    } else {
+        let _ = tokio::task::spawn_blocking(move || std::thread::sleep(d)).await;
+    }
+}
+
+/// Whether `op`, committed, may have changed a table (or the clock).
+fn writes(op: &Op) -> bool {
+    matches!(
+        op,
+        Op::Claim { .. }
+            | Op::Write { .. }
+            | Op::Book { .. }
+            | Op::Hold { .. }
+            | Op::Confirm { .. }
+            | Op::Release
+            | Op::Sweep
+            | Op::Advance { .. }
+    )
+}
+
+/// A statement sent and not answered yet.
+struct Pending {
+    entry: usize,
+    op_index: usize,
+    /// A `commit` of a transaction that an error had aborted.
+    commit_of_failed: bool,
+    /// Sent outside a transaction: it commits by itself when it ends.
+    autocommit: bool,
+}
+
+pub(crate) struct Driver<'a> {
+    schedule: &'a Schedule,
+    session: &'a mut Session,
+    completions: mpsc::UnboundedReceiver<Completion>,
+    clients: Clients,
+    /// Per actor.
+    pending: Vec<Option<Pending>>,
+    /// Per actor: the actors its pending statement was last seen blocked by, sorted.
+    blockers: Vec<Vec<usize>>,
+    pids: Vec<i32>,
+    entries: Vec<EntryTrace>,
+    /// Something committed a change during the current entry: the tables must be read again.
+    committed: bool,
+}
+
+impl<'a> Driver<'a> {
+    pub fn new(
+        schedule: &'a Schedule,
+        session: &'a mut Session,
+        completions: mpsc::UnboundedReceiver<Completion>,
+    ) -> Driver<'a> {
+        let n = schedule.actors().len();
+        let pids = session.pids();
+        Driver {
+            schedule,
+            session,
+            completions,
+            clients: Clients::new(schedule),
+            pending: (0..n).map(|_| None).collect(),
+            blockers: vec![Vec::new(); n],
+            pids,
+            entries: Vec::with_capacity(schedule.order().len()),
+            committed: false,
+        }
+    }
+
+    pub async fn run(mut self) -> Result<Trace, ExecError> {
+        let show = self.schedule.scenario().show;
+        let initial = monitor::snapshot(self.session.monitor(), show).await?;
+        let mut tables = initial.clone();
+        for (k, &a) in self.schedule.order().iter().enumerate() {
+            if let Some(p) = &self.pending[a] {
+                return Err(self.still_waiting(k, a, p).into());
+            }
+            let op_index = self.clients.actors[a].next;
+            let op = &self.schedule.actors()[a].program[op_index];
+            self.entries.push(EntryTrace {
+                actor: self.schedule.actors()[a].name.clone(),
+                op_index,
+                waited_for: Vec::new(),
+                result: None,
+                completed_after: None,
+                seen: Vec::new(),
+                tables: Tables::default(),
+                reason: String::new(),
+            });
+            match self.clients.prepare(self.schedule, a) {
+                Action::Done(result) => {
+                    // Nothing was sent, so nothing moved: the tables are the last snapshot's.
+                    self.clients.sent(self.schedule, a, k);
+                    self.clients
+                        .answered(self.schedule, a, op_index, &result, &[]);
+                    self.entries[k].result = Some(result);
+                    self.entries[k].completed_after = Some(k);
+                }
+                Action::Send(statement) => {
+                    let commit_of_failed =
+                        matches!(op, Op::Commit) && self.clients.commit_of_failed(a);
+                    let autocommit = !self.clients.actors[a].in_tx;
+                    self.clients.sent(self.schedule, a, k);
+                    self.pending[a] = Some(Pending {
+                        entry: k,
+                        op_index,
+                        commit_of_failed,
+                        autocommit,
+                    });
+                    if !self.session.actors[a].send(
+                        statement,
+                        answer::fetch_of(op),
+                        answer::tx_effect_of(op),
+                    ) {
+                        return Err(ExecError::Unexpected(format!(
+                            "the connection of {} is gone",
+                            self.entries[k].actor
+                        )));
+                    }
+                    self.committed = false;
+                    self.quiesce(k).await?;
+                    if self.pending[a].is_some() {
+                        self.entries[k].waited_for = self.names(&self.blockers[a]);
+                    }
+                    // The committed tables change only when a transaction that wrote commits.
+                    if self.committed {
+                        tables = monitor::snapshot(self.session.monitor(), show).await?;
+                    }
+                }
+            }
+            self.entries[k].tables = tables.clone();
+        }
+        Ok(Trace {
+            entries: self.entries,
+            initial,
+        })
+    }
+
+    /// Waits until every statement in flight has answered or is blocked, with no deadlock
+    /// cycle among the blocked ones. Answers that arrive are recorded as completed during `k`.
+    async fn quiesce(&mut self, k: usize) -> Result<(), ExecError> {
+        let mut patience = Some(FIRST_ANSWER);
+        loop {
+            while let Ok(c) = self.completions.try_recv() {
+                self.complete(c, k)?;
+            }
+            let waiting: Vec<usize> = (0..self.pending.len())
+                .filter(|&a| self.pending[a].is_some())
+                .collect();
+            if waiting.is_empty() {
+                return Ok(());
+            }
+            if let Some(first) = patience.take() {
+                self.await_answer(first, k).await?;
+                continue;
+            }
+            let pids: Vec<i32> = waiting.iter().map(|&a| self.pids[a]).collect();
+            let states = monitor::blocking(self.session.monitor(), &pids, &self.pids).await?;
+            let mut all_blocked = true;
+            for state in states {
+                let Some(a) = self.actor_of(state.pid) else {
+                    continue;
+                };
+                all_blocked &= state.blocked;
+                let mut by: Vec<usize> = state
+                    .by
+                    .iter()
+                    .filter_map(|&pid| self.actor_of(pid))
+                    .collect();
+                by.sort_unstable();
+                by.dedup();
+                self.blockers[a] = by;
+            }
+            if all_blocked && !self.has_cycle(&waiting) {
+                return Ok(());
+            }
+            self.await_answer(
+                if all_blocked {
+                    DEADLOCK_POLL
+                } else {
+                    RUNNING_POLL
+                },
+                k,
+            )
+            .await?;
+        }
+    }
+
+    async fn await_answer(&mut self, patience: Duration, k: usize) -> Result<(), ExecError> {
+        tokio::select! {
+            c = self.completions.recv() => match c {
+                Some(c) => self.complete(c, k),
+                None => Err(ExecError::Unexpected("every actor connection is gone".to_string())),
+            },
+            () = pause(patience) => Ok(()),
+        }
+    }
+
+    /// Records an answer: the step result, the rows seen, and the client state it leaves.
+    fn complete(&mut self, c: Completion, k: usize) -> Result<(), ExecError> {
+        let a = c.actor;
+        let p = self.pending[a].take().ok_or_else(|| {
+            ExecError::Unexpected(format!(
+                "an answer for {} with nothing in flight",
+                self.schedule.actors()[a].name
+            ))
+        })?;
+        let op = &self.schedule.actors()[a].program[p.op_index];
+        let (result, seen) = answer::step(op, c.answer, p.commit_of_failed, self.clients.clock)?;
+        self.committed |= match op {
+            Op::Commit => matches!(result, StepResult::Ok { .. }),
+            _ => p.autocommit && writes(op),
+        };
+        self.clients
+            .answered(self.schedule, a, p.op_index, &result, &seen);
+        self.blockers[a].clear();
+        let entry = &mut self.entries[p.entry];
+        entry.result = Some(result);
+        entry.completed_after = Some(k);
+        entry.seen = seen;
+        Ok(())
+    }
+
+    /// Whether the waiting actors' blockers form a cycle (a deadlock not yet broken).
+    fn has_cycle(&self, waiting: &[usize]) -> bool {
+        // 0: unvisited, 1: on the current path, 2: done.
+        fn visit(a: usize, blockers: &[Vec<usize>], mark: &mut [u8]) -> bool {
+            match mark[a] {
+                1 => return true,
+                2 => return false,
+                _ => {}
+            }
+            mark[a] = 1;
+            let found = blockers[a].iter().any(|&b| visit(b, blockers, mark));
+            mark[a] = 2;
+            found
+        }
+        let mut mark = vec![0u8; self.blockers.len()];
+        waiting.iter().any(|&a| visit(a, &self.blockers, &mut mark))
+    }
+
+    fn actor_of(&self, pid: i32) -> Option<usize> {
+        self.pids.iter().position(|&p| p == pid)
+    }
+
+    fn names(&self, actors: &[usize]) -> Vec<String> {
+        let mut names: Vec<String> = actors
+            .iter()
+            .map(|&a| self.schedule.actors()[a].name.clone())
+            .collect();
+        names.sort();
+        names
+    }
+
+    /// The error of entry `k`, which names actor `a` while its statement `p` still waits.
+    fn still_waiting(&self, k: usize, a: usize, p: &Pending) -> ScheduleError {
+        let actor = &self.schedule.actors()[a];
+        let on = self.names(&self.blockers[a]);
+        shared::engine::waiting_error(
+            k,
+            &actor.name,
+            actor.program[p.op_index].name(),
+            p.entry,
+            &on,
+        )
+    }
+}

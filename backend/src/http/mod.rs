@@ -1,0 +1,79 @@
+//! The HTTP API and the static page: `/api/health`, `/api/scenarios`, `/api/runs`, and the
+//! built frontend for every other path.
+
+mod error;
+mod routes;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use axum::extract::DefaultBodyLimit;
+use axum::response::IntoResponse;
+use axum::routing::{any, get, post};
+use axum::Router;
+use sqlx::PgPool;
+use tokio::net::TcpListener;
+use tokio::sync::Semaphore;
+use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::services::{ServeDir, ServeFile};
+use tower_http::trace::TraceLayer;
+
+pub use error::ApiError;
+
+/// The largest schedule file `POST /api/runs` takes.
+pub const RUN_BODY_LIMIT: usize = 64 * 1024;
+
+/// What the handlers share.
+#[derive(Clone)]
+pub struct AppState {
+    pool: PgPool,
+    dist: Option<PathBuf>,
+    /// One permit per run that the pool can serve at once, so that concurrent runs never each
+    /// hold half the connections they need.
+    runs: Arc<Semaphore>,
+}
+
+impl AppState {
+    /// `dist`: the built frontend to serve, if any.
+    pub fn new(pool: PgPool, dist: Option<PathBuf>) -> AppState {
+        let per_run = shared::schedule::MAX_ACTORS as u32 + 1;
+        let permits = (pool.options().get_max_connections() / per_run).max(1) as usize;
+        AppState {
+            pool,
+            dist,
+            runs: Arc::new(Semaphore::new(permits)),
+        }
+    }
+}
+
+/// The whole application.
+pub fn router(state: AppState) -> Router {
+    let api = Router::new()
+        .route("/api/health", get(routes::health))
+        .route("/api/scenarios", get(routes::scenarios))
+        .route(
+            "/api/runs",
+            post(routes::create_run).layer(DefaultBodyLimit::max(RUN_BODY_LIMIT)),
+        )
+        .route("/api/{*rest}", any(|| async { ApiError::NotFound }));
+    let app = match &state.dist {
+        Some(dist) => api.fallback_service(
+            ServeDir::new(dist).fallback(ServeFile::new(dist.join("index.html"))),
+        ),
+        None => api,
+    };
+    app.with_state(state)
+        .layer(CatchPanicLayer::custom(|_| {
+            ApiError::Internal("a handler panicked".to_string()).into_response()
+        }))
+        .layer(TraceLayer::new_for_http())
+}
+
+/// Serves the application on `listener` until Ctrl-C.
+pub async fn serve(listener: TcpListener, state: AppState) -> std::io::Result<()> {
+    axum::serve(listener, router(state))
+        .with_graceful_shutdown(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
+        .await
+}

@@ -1,0 +1,53 @@
+//! The API's handlers.
+
+use std::time::Duration;
+
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::State;
+use axum::Json;
+use serde_json::{json, Value};
+use shared::scenarios::{self, BuiltIn};
+use shared::{Schedule, ScheduleError};
+
+use super::{ApiError, AppState};
+use crate::replay::{self, Report};
+
+/// How long a health check waits for the database.
+const HEALTH_LIMIT: Duration = Duration::from_secs(2);
+/// How long a run waits for its turn when the server is running as many as it can.
+const QUEUE_LIMIT: Duration = Duration::from_secs(10);
+
+/// `GET /api/health`: the server is up, and so is the database.
+pub async fn health(State(state): State<AppState>) -> Result<Json<Value>, ApiError> {
+    match tokio::time::timeout(HEALTH_LIMIT, sqlx::query("select 1").execute(&state.pool)).await {
+        Ok(Ok(_)) => Ok(Json(json!({ "status": "ok", "database": "up" }))),
+        Ok(Err(e)) => Err(ApiError::DatabaseDown(e)),
+        Err(_) => Err(ApiError::DatabaseDown(sqlx::Error::PoolTimedOut)),
+    }
+}
+
+/// `GET /api/scenarios`: the built-in scenarios of the chapters.
+pub async fn scenarios() -> Json<Vec<BuiltIn>> {
+    Json(scenarios::all())
+}
+
+/// `POST /api/runs`: a schedule file in; the simulated and the real outcome out, compared.
+pub async fn create_run(
+    State(state): State<AppState>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Json<Report>, ApiError> {
+    let body = body?;
+    let text = std::str::from_utf8(&body).map_err(|_| {
+        ApiError::BadSchedule(ScheduleError::new(
+            "schedule",
+            "the body is not UTF-8 text: send the schedule file's JSON",
+        ))
+    })?;
+    let schedule = Schedule::parse_json(text).map_err(ApiError::BadSchedule)?;
+    let _turn = tokio::time::timeout(QUEUE_LIMIT, state.runs.acquire())
+        .await
+        .map_err(|_| ApiError::Busy)?
+        .map_err(|_| ApiError::Busy)?;
+    Ok(Json(replay::replay(&state.pool, &schedule).await?))
+}

@@ -1,0 +1,11 @@
+//! Last Seat's server side: the executor that runs a schedule on a real PostgreSQL, the
+//! replay that compares it with the simulator, the HTTP API and the static page.
+//!
+//! `main.rs` only reads its configuration, connects and hands a bound listener to [`serve`].
+
+pub mod db;
+pub mod executor;
+pub mod http;
+pub mod replay;
+
+pub use http::{router, serve, AppState};

@@ -1,0 +1,248 @@
+# Shared helpers of scripts/run and scripts/test (sourced, not run).
+#
+#   ensure_tools build|test  install what building (and testing) needs, skipping what is there
+#   ensure_postgres          find or start PostgreSQL and export DATABASE_URL
+#   build_frontend           trunk build --release into dist/
+#   stop_postgres            stop the private cluster if ensure_postgres started it
+#
+# Every install is skipped when the tool is already there at the right version, so a second
+# run costs nothing. Nothing here downloads a prebuilt binary: tools come from crates.io,
+# npm and Debian's packages only.
+
+TRUNK_VERSION=0.21.14
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+export PATH="$HOME/.cargo/bin:$PATH"
+# Trunk would otherwise ask crates.io for a newer version of itself at every build.
+export TRUNK_SKIP_VERSION_CHECK=true
+
+say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+warn() { printf '\033[33mwarning:\033[0m %s\n' "$*" >&2; }
+die() { printf '\033[31merror:\033[0m %s\n' "$*" >&2; exit 1; }
+
+# Runs a command as root: directly when we are root, through sudo otherwise.
+as_root() {
+    if [ "$(id -u)" -eq 0 ]; then "$@"
+    elif command -v sudo >/dev/null; then sudo "$@"
+    else die "installing needs root: run '$*' as root, then try again"
+    fi
+}
+
+APT_UPDATED=
+apt_install() {
+    command -v apt-get >/dev/null || die "cannot install $* here (no apt-get): install it by hand"
+    if [ -z "$APT_UPDATED" ]; then
+        say "apt-get update"
+        as_root apt-get update -qq
+        APT_UPDATED=1
+    fi
+    say "apt-get install $*"
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@"
+}
+
+# The version of a package as Cargo.lock pins it.
+locked_version() {
+    awk -v name="$1" '$0 == "name = \"" name "\"" { getline; gsub(/version = |"/, ""); print; exit }' \
+        "$ROOT/Cargo.lock"
+}
+
+ensure_rust() {
+    command -v cargo >/dev/null || die "Rust is missing: install it with rustup (https://rustup.rs)"
+    cargo fmt --version >/dev/null 2>&1 || rustup component add rustfmt
+    cargo clippy --version >/dev/null 2>&1 || rustup component add clippy
+    rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown ||
+        rustup target add wasm32-unknown-unknown
+}
+
+ensure_trunk() {
+    if [ "$(trunk --version 2>/dev/null)" != "trunk $TRUNK_VERSION" ]; then
+        say "cargo install trunk $TRUNK_VERSION (a few minutes, once)"
+        # Trunk's own release profile asks for fat LTO and one codegen unit, which triples the
+        # compile time on a small machine for no gain here.
+        CARGO_PROFILE_RELEASE_LTO=off CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 \
+            cargo install trunk --version "$TRUNK_VERSION" --locked --force
+    fi
+}
+
+# Trunk uses a wasm-bindgen from PATH only when its version is exactly the one in Cargo.lock;
+# otherwise it tries to download one, which fails here.
+ensure_wasm_bindgen() {
+    local want
+    want=$(locked_version wasm-bindgen)
+    [ -n "$want" ] || die "no wasm-bindgen in Cargo.lock"
+    if [ "$(wasm-bindgen --version 2>/dev/null)" != "wasm-bindgen $want" ]; then
+        say "cargo install wasm-bindgen-cli $want (a few minutes, once)"
+        # Deliberately without --locked: that is the way it is known to install on these machines.
+        cargo install wasm-bindgen-cli --version "$want" --force
+    fi
+}
+
+ensure_chromium() {
+    local missing=()
+    [ -x /usr/bin/chromium ] || missing+=(chromium)
+    command -v chromedriver >/dev/null || missing+=(chromium-driver)
+    [ ${#missing[@]} -eq 0 ] || apt_install "${missing[@]}"
+}
+
+ensure_node() {
+    command -v node >/dev/null && command -v npm >/dev/null || apt_install nodejs npm
+    [ "$(node -p 'process.versions.node.split(".")[0]')" -ge 20 ] ||
+        die "the browser tests need Node.js 20 or later (playwright-core), found $(node --version)"
+}
+
+# playwright-core only (it drives the system Chromium and never downloads a browser).
+ensure_e2e_deps() {
+    local want have
+    want=$(node -p "require('$ROOT/e2e/package-lock.json').packages['node_modules/playwright-core'].version")
+    have=$(node -p "try { require('$ROOT/e2e/node_modules/playwright-core/package.json').version } catch { '' }")
+    if [ "$want" != "$have" ]; then
+        say "npm ci (e2e: playwright-core $want)"
+        (cd "$ROOT/e2e" && npm ci --no-audit --no-fund --loglevel=error)
+    fi
+}
+
+# ensure_tools build: what `trunk build` and `cargo run` need.
+# ensure_tools test:  that, plus curl, Node.js, Chromium and the e2e packages.
+ensure_tools() {
+    local kind=${1:-build}
+    ensure_rust
+    ensure_wasm_bindgen
+    ensure_trunk
+    if [ "$kind" = test ]; then
+        command -v curl >/dev/null || apt_install curl ca-certificates
+        ensure_node
+        ensure_chromium
+        ensure_e2e_deps
+    fi
+}
+
+# Builds the page into dist/ with the wasm-release profile (see frontend/index.html).
+build_frontend() {
+    say "trunk build --release (frontend → dist/)"
+    (cd "$ROOT" && trunk build --release)
+    local wasm
+    wasm=$(ls "$ROOT"/dist/*.wasm 2>/dev/null | head -n 1)
+    [ -n "$wasm" ] || die "trunk wrote no .wasm into dist/"
+    WASM_RAW=$(wc -c <"$wasm")
+    WASM_GZIP=$(gzip -9c "$wasm" | wc -c)
+    say "page built: $(basename "$wasm") is $((WASM_RAW / 1024)) KiB, $((WASM_GZIP / 1024)) KiB gzipped"
+}
+
+# ---------------------------------------------------------------------------------------------
+# PostgreSQL: DATABASE_URL if set; else the server on 127.0.0.1:5432 if it answers; else a
+# private cluster in target/pgdata on a free port, started from the installed binaries (and
+# PostgreSQL installed from Debian's packages if there are none).
+# LASTSEAT_PG_HOST and LASTSEAT_PG_PORT change where the shared server is looked for.
+
+PG_PRIVATE_STARTED=
+PG_DATA=
+PG_USER=
+
+ensure_postgres() {
+    if [ -n "${DATABASE_URL:-}" ]; then
+        say "PostgreSQL: DATABASE_URL is set, using it"
+        if command -v pg_isready >/dev/null && ! pg_isready -q -d "$DATABASE_URL"; then
+            warn "DATABASE_URL does not answer yet"
+        fi
+        return
+    fi
+    local host=${LASTSEAT_PG_HOST:-127.0.0.1} port=${LASTSEAT_PG_PORT:-5432}
+    if pg_answers "$host" "$port"; then
+        export DATABASE_URL="postgres://postgres@$host:$port/postgres"
+        say "PostgreSQL: found on $host:$port"
+        return
+    fi
+    say "PostgreSQL: nothing on $host:$port, starting a private cluster"
+    start_private_postgres
+}
+
+pg_answers() {
+    if command -v pg_isready >/dev/null; then
+        pg_isready -q -h "$1" -p "$2" -t 3 2>/dev/null
+    else
+        (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null
+    fi
+}
+
+pg_bin_dir() {
+    ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1
+}
+
+free_port() {
+    local port
+    for port in $(seq 54329 54429); do
+        (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null || { echo "$port"; return; }
+    done
+    die "no free port for PostgreSQL in 54329-54429"
+}
+
+# Runs a command as the cluster's owner (PostgreSQL refuses to run as root).
+as_pg() {
+    if [ "$PG_USER" = "$(id -un)" ]; then "$@"
+    else runuser -u "$PG_USER" -- "$@"
+    fi
+}
+
+start_private_postgres() {
+    local bin
+    bin=$(pg_bin_dir)
+    if [ -z "$bin" ]; then
+        apt_install postgresql
+        bin=$(pg_bin_dir)
+        [ -n "$bin" ] || die "PostgreSQL installed but no initdb under /usr/lib/postgresql/*/bin"
+    fi
+
+    PG_USER=$(id -un)
+    if [ "$(id -u)" -eq 0 ]; then
+        PG_USER=postgres
+        id -u postgres >/dev/null 2>&1 ||
+            useradd --system --user-group --no-create-home --shell /usr/sbin/nologin postgres
+    fi
+
+    PG_DATA="$ROOT/target/pgdata"
+    mkdir -p "$PG_DATA"
+    [ "$(id -u)" -ne 0 ] || chown "$PG_USER:" "$PG_DATA"
+    chmod 700 "$PG_DATA"
+    if ! as_pg test -w "$PG_DATA"; then
+        # The checkout sits where the postgres user cannot reach (under /root, say).
+        PG_DATA="${TMPDIR:-/tmp}/lastseat-pgdata-$(printf '%s' "$ROOT" | cksum | cut -d' ' -f1)"
+        mkdir -p "$PG_DATA"
+        [ "$(id -u)" -ne 0 ] || chown "$PG_USER:" "$PG_DATA"
+        chmod 700 "$PG_DATA"
+    fi
+
+    if [ ! -f "$PG_DATA/PG_VERSION" ]; then
+        say "initdb $PG_DATA"
+        as_pg "$bin/initdb" -D "$PG_DATA" -U postgres --auth=trust --encoding=UTF8 --locale=C \
+            >"$PG_DATA.initdb.log" 2>&1 || { cat "$PG_DATA.initdb.log" >&2; die "initdb failed"; }
+        # A throwaway cluster for tests: durability buys nothing, speed does.
+        cat >>"$PG_DATA/postgresql.conf" <<'EOF'
+listen_addresses = '127.0.0.1'
+unix_socket_directories = ''
+fsync = off
+synchronous_commit = off
+full_page_writes = off
+max_connections = 200
+EOF
+    fi
+
+    local port
+    if as_pg "$bin/pg_ctl" -D "$PG_DATA" status >/dev/null 2>&1; then
+        port=$(sed -n 4p "$PG_DATA/postmaster.pid")
+        say "PostgreSQL: private cluster already running on port $port"
+    else
+        port=$(free_port)
+        as_pg "$bin/pg_ctl" -D "$PG_DATA" -l "$PG_DATA/server.log" -o "-p $port" -w -t 60 start \
+            >/dev/null || { tail -n 20 "$PG_DATA/server.log" >&2; die "PostgreSQL did not start"; }
+        PG_PRIVATE_STARTED=$bin
+        say "PostgreSQL: private cluster started on 127.0.0.1:$port ($PG_DATA)"
+    fi
+    export DATABASE_URL="postgres://postgres@127.0.0.1:$port/postgres"
+}
+
+# Stops the private cluster, only if this run started it.
+stop_postgres() {
+    if [ -n "$PG_PRIVATE_STARTED" ]; then
+        as_pg "$PG_PRIVATE_STARTED/pg_ctl" -D "$PG_DATA" -m fast -w stop >/dev/null 2>&1 || true
+        PG_PRIVATE_STARTED=
+    fi
+}

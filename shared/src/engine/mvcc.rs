@@ -1,0 +1,275 @@
+//! Row versions, transactions, snapshots and visibility: the MVCC half of the model.
+//!
+//! Every table is a `Vec` of versions stamped with the transaction that created them. Commits
+//! are atomic events numbered in order, so a snapshot is simply "the commits numbered up to
+//! `cseq`" plus the oldest running xid (`xmin`, which only SERIALIZABLE bookkeeping reads).
+//! A transaction's row versions vanish the moment it aborts, as its locks do.
+
+use crate::schedule::{Isolation, SeatStatus};
+
+/// Index of a transaction in `Db::txs`.
+pub(crate) type TxId = u16;
+/// Index of a seat version in `Db::versions`.
+pub(crate) type VerId = u16;
+/// The transaction that created the scenario's rows (committed before anything else).
+pub(crate) const BOOTSTRAP: TxId = 0;
+/// Reads as nobody: sees exactly the committed rows.
+pub(crate) const NOBODY: TxId = TxId::MAX;
+
+/// One stored seat row. `holder` indexes the names, `hold` the hold ids (see `Static`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct SeatVal {
+    pub status: SeatStatus,
+    pub holder: Option<u8>,
+    pub hold: Option<u16>,
+    pub until: Option<i64>,
+}
+
+impl SeatVal {
+    pub const FREE: SeatVal = SeatVal {
+        status: SeatStatus::Available,
+        holder: None,
+        hold: None,
+        until: None,
+    };
+}
+
+/// A version of a seat row; `prev` is the version it replaced.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Version {
+    pub val: SeatVal,
+    pub xmin: TxId,
+    pub prev: Option<VerId>,
+}
+
+/// A row of one of the small tables (`booking_seats`, `hold_attempts`, `payments`,
+/// `refund_outbox`), none of which is ever updated or deleted.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Row {
+    pub table: Table,
+    pub xmin: TxId,
+    /// booking: its seat.
+    pub seat: u8,
+    pub holder: u8,
+    pub hold: u16,
+    /// attempt: its seats; payment: 1 if issued.
+    pub mask: u64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Table {
+    Booking,
+    Attempt,
+    Payment,
+    Refund,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum TxState {
+    Active,
+    Committed,
+    Aborted,
+}
+
+/// A snapshot: the commits it sees, and the oldest xid running when it was taken.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Snap {
+    pub cseq: u32,
+    pub xmin: u32,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Tx {
+    pub actor: u8,
+    pub iso: Isolation,
+    pub state: TxState,
+    /// The transaction snapshot of REPEATABLE READ / SERIALIZABLE, once taken.
+    pub snap: Option<Snap>,
+    /// Assigned at the first write or row lock, as PostgreSQL assigns xids.
+    pub xid: Option<u32>,
+    /// Its SERIALIZABLE bookkeeping, when it is one.
+    pub sx: Option<u16>,
+    /// Its number in the commit order, once committed.
+    pub commit: u32,
+}
+
+/// The stored data: versions of every row, and the transactions that wrote them.
+#[derive(Clone, Debug)]
+pub(crate) struct Db {
+    pub txs: Vec<Tx>,
+    pub versions: Vec<Version>,
+    /// Per seat: its newest version (possibly uncommitted, by the row lock's holder).
+    pub newest: Vec<VerId>,
+    pub rows: Vec<Row>,
+    pub commit_seq: u32,
+    pub next_xid: u32,
+}
+
+impl Db {
+    pub fn new(seats: impl Iterator<Item = SeatVal>) -> Db {
+        let boot = Tx {
+            actor: u8::MAX,
+            iso: Isolation::ReadCommitted,
+            state: TxState::Committed,
+            snap: None,
+            xid: Some(2),
+            sx: None,
+            commit: 0,
+        };
+        let versions: Vec<Version> = seats
+            .map(|val| Version {
+                val,
+                xmin: BOOTSTRAP,
+                prev: None,
+            })
+            .collect();
+        let newest = (0..versions.len() as VerId).collect();
+        Db {
+            txs: vec![boot],
+            versions,
+            newest,
+            rows: Vec::new(),
+            commit_seq: 0,
+            next_xid: 1000,
+        }
+    }
+
+    pub fn begin(&mut self, actor: usize, iso: Isolation) -> TxId {
+        self.txs.push(Tx {
+            actor: actor as u8,
+            iso,
+            state: TxState::Active,
+            snap: None,
+            xid: None,
+            sx: None,
+            commit: 0,
+        });
+        (self.txs.len() - 1) as TxId
+    }
+
+    /// A snapshot taken now: every commit so far, and the oldest running xid.
+    pub fn snapshot(&self) -> Snap {
+        let running = self
+            .txs
+            .iter()
+            .filter(|t| t.state == TxState::Active)
+            .filter_map(|t| t.xid);
+        Snap {
+            cseq: self.commit_seq,
+            xmin: running.min().unwrap_or(self.next_xid),
+        }
+    }
+
+    pub fn assign_xid(&mut self, tx: TxId) {
+        let t = &mut self.txs[tx as usize];
+        if t.xid.is_none() {
+            t.xid = Some(self.next_xid);
+            self.next_xid += 1;
+        }
+    }
+
+    pub fn is_active(&self, tx: TxId) -> bool {
+        self.txs[tx as usize].state == TxState::Active
+    }
+
+    /// Whether `creator`'s changes are visible to `me` reading with `snap`.
+    pub fn sees(&self, creator: TxId, snap: Snap, me: TxId) -> bool {
+        let t = &self.txs[creator as usize];
+        creator == me || (t.state == TxState::Committed && t.commit <= snap.cseq)
+    }
+
+    /// The version of `seat` that `me` sees with `snap`.
+    pub fn visible(&self, seat: usize, snap: Snap, me: TxId) -> VerId {
+        let mut v = self.newest[seat];
+        loop {
+            let ver = &self.versions[v as usize];
+            if self.sees(ver.xmin, snap, me) {
+                return v;
+            }
+            v = ver
+                .prev
+                .expect("the scenario's version is visible to everyone");
+        }
+    }
+
+    /// The version that replaced `v`, if any.
+    pub fn successor(&self, seat: usize, v: VerId) -> Option<VerId> {
+        let mut cur = self.newest[seat];
+        while cur != v {
+            let prev = self.versions[cur as usize].prev?;
+            if prev == v {
+                return Some(cur);
+            }
+            cur = prev;
+        }
+        None
+    }
+
+    /// The newest committed version of `seat`: what a fresh statement reads.
+    pub fn committed(&self, seat: usize) -> SeatVal {
+        let snap = Snap {
+            cseq: self.commit_seq,
+            xmin: 0,
+        };
+        self.versions[self.visible(seat, snap, NOBODY) as usize].val
+    }
+
+    pub fn val(&self, v: VerId) -> SeatVal {
+        self.versions[v as usize].val
+    }
+
+    /// Writes a new version of `seat` over its newest one (the caller holds the row lock).
+    pub fn update(&mut self, seat: usize, tx: TxId, val: SeatVal) {
+        let prev = self.newest[seat];
+        self.versions.push(Version {
+            val,
+            xmin: tx,
+            prev: Some(prev),
+        });
+        self.newest[seat] = (self.versions.len() - 1) as VerId;
+    }
+
+    pub fn insert(&mut self, row: Row) {
+        self.rows.push(row);
+    }
+
+    /// The rows of `table` that `me` sees with `snap`.
+    pub fn rows<'a>(
+        &'a self,
+        table: Table,
+        snap: Snap,
+        me: TxId,
+    ) -> impl Iterator<Item = &'a Row> + 'a {
+        self.rows
+            .iter()
+            .filter(move |r| r.table == table && self.sees(r.xmin, snap, me))
+    }
+
+    pub fn commit(&mut self, tx: TxId) {
+        self.commit_seq += 1;
+        let t = &mut self.txs[tx as usize];
+        t.state = TxState::Committed;
+        t.commit = self.commit_seq;
+    }
+
+    /// Aborts `tx`: its row versions and rows are gone at once.
+    pub fn abort(&mut self, tx: TxId) {
+        self.txs[tx as usize].state = TxState::Aborted;
+        for seat in 0..self.newest.len() {
+            while self.versions[self.newest[seat] as usize].xmin == tx {
+                self.newest[seat] = self.versions[self.newest[seat] as usize]
+                    .prev
+                    .expect("a version below");
+            }
+        }
+        self.rows.retain(|r| r.xmin != tx);
+    }
+
+    /// A snapshot that sees every commit so far (a fresh READ COMMITTED statement's view).
+    pub fn latest(&self) -> Snap {
+        Snap {
+            cseq: self.commit_seq,
+            xmin: 0,
+        }
+    }
+}

@@ -1,0 +1,393 @@
+//! The operations: what each one sends does to the model, one function per kind of statement,
+//! and how a statement finishes (the client hears the answer; an error aborts the transaction,
+//! an autocommit statement commits).
+
+use crate::client;
+use crate::outcome::{Answer, SeenRow, StepResult};
+use crate::schedule::{Now, Op, SeatStatus};
+
+use super::mvcc::{SeatVal, TxId};
+use super::names::seats_of;
+use super::rows::{self, Confirm, Kind, Running, Upd, Visit};
+use super::trace::Events;
+use super::Engine;
+
+/// What an operation's SQL depends on besides the op, read from the client side before the
+/// entry is sent: `Clients::context` as indices (without building its strings).
+pub(crate) struct Cx {
+    pub new_hold: u16,
+    pub current_hold: u16,
+    pub tx_clock: i64,
+    pub clock: i64,
+    pub minutes: i64,
+}
+
+impl Cx {
+    pub fn of(engine: &Engine<'_>, actor: usize) -> Cx {
+        let (names, clients) = (&engine.names, &engine.clients);
+        let a = &clients.actors[actor];
+        Cx {
+            new_hold: names.op_hold[actor][a.next],
+            current_hold: a
+                .current_hold
+                .as_deref()
+                .map_or(names.no_hold[actor], |h| names.hold(h)),
+            tx_clock: if a.in_tx { a.tx_clock } else { clients.clock },
+            clock: clients.clock,
+            minutes: engine.schedule.scenario().hold_minutes,
+        }
+    }
+
+    /// The clock reading a deadline test uses: fixed now, or `None` for `clock_now()` read at
+    /// each evaluation.
+    fn now(&self, now: Now) -> Option<i64> {
+        match now {
+            Now::Transaction => Some(self.tx_clock),
+            Now::Statement => Some(self.clock),
+            Now::Evaluation => None,
+        }
+    }
+}
+
+/// How far a statement got.
+pub(crate) enum Poll {
+    Done(StepResult),
+    Wait,
+}
+
+fn ok(rows: u32) -> StepResult {
+    StepResult::Ok {
+        rows: Some(rows as u64),
+    }
+}
+
+impl Engine<'_> {
+    /// Sends `actor`'s operation `op_index` in entry `k`.
+    pub(super) fn send(
+        &mut self,
+        actor: usize,
+        op_index: usize,
+        k: usize,
+        cx: &Cx,
+        ev: &mut Events,
+    ) {
+        let op = &self.schedule.actors()[actor].program[op_index];
+        let all = (1u64 << self.names.seats.len()) - 1;
+        let seats = self.names.op_seats[actor][op_index];
+        let failed = self.clients.actors[actor].failed;
+        let kind = match op {
+            Op::Begin { isolation } => {
+                self.open[actor] = Some(self.db.begin(actor, *isolation));
+                return self.answer(actor, op_index, k, StepResult::Ok { rows: None }, ev);
+            }
+            Op::Commit => return self.commit(actor, op_index, k, ev),
+            Op::Rollback => {
+                if let Some(tx) = self.open[actor].take().filter(|&t| self.db.is_active(t)) {
+                    self.end_tx(tx, false);
+                }
+                return self.answer(actor, op_index, k, StepResult::Ok { rows: None }, ev);
+            }
+            _ if failed => {
+                let e = rows::error("25P02", "current transaction is aborted, commands ignored until end of transaction block");
+                return self.answer(actor, op_index, k, e, ev);
+            }
+            Op::Advance { .. } => {
+                let tx = self.db.begin(actor, Default::default());
+                self.db.assign_xid(tx);
+                self.end_tx(tx, true);
+                return self.answer(actor, op_index, k, StepResult::Ok { rows: None }, ev);
+            }
+            Op::Hold { now, .. } => {
+                let result = self.hold(actor, seats, cx, cx.now(now.unwrap_or(Now::Evaluation)));
+                return self.answer(actor, op_index, k, result, ev);
+            }
+            Op::Pay { .. } => unreachable!("pay never reaches the database"),
+            Op::Read { .. } => Kind::Lock(crate::schedule::Wait::Wait),
+            Op::Lock { wait, .. } => Kind::Lock(*wait),
+            Op::Claim { .. } => Kind::Update(Upd::Claim {
+                holder: actor as u8,
+                hold: cx.new_hold,
+                minutes: cx.minutes,
+                now: cx.now(op.now()),
+            }),
+            Op::Write { status, .. } => Kind::Update(Upd::Write(SeatVal {
+                status: *status,
+                holder: Some(actor as u8),
+                hold: Some(cx.new_hold),
+                until: (*status == SeatStatus::Held).then_some(cx.tx_clock + cx.minutes),
+            })),
+            Op::Release => Kind::Update(Upd::Release {
+                hold: cx.current_hold,
+            }),
+            Op::Sweep => Kind::Update(Upd::Sweep),
+            Op::Book { .. } => Kind::Book { hold: cx.new_hold },
+            Op::Confirm { .. } => Kind::Confirm(Confirm {
+                hold: cx.current_hold,
+                holder: actor as u8,
+                called_at: cx.now(op.now()),
+                seats: 0,
+                inserting: false,
+            }),
+        };
+        let (tx, implicit) = match self.open[actor] {
+            Some(tx) => (tx, false),
+            None => (self.db.begin(actor, Default::default()), true),
+        };
+        let snap = self.statement_snapshot(tx);
+        let want = match kind {
+            Kind::Update(Upd::Release { .. } | Upd::Sweep) => all,
+            _ => seats,
+        };
+        let todo = match kind {
+            Kind::Book { .. } => want,
+            _ => self.scan(tx, want),
+        };
+        let mut r = Running {
+            entry: k,
+            op_index,
+            tx,
+            implicit,
+            kind,
+            snap,
+            todo,
+            want,
+            count: 0,
+            rows: Vec::new(),
+            pending: None,
+            facts: Vec::new(),
+            woken: None,
+        };
+        if let Op::Read { .. } = op {
+            let result = self.read(&mut r);
+            return self.complete(actor, r, result, ev);
+        }
+        if let Kind::Confirm(c) = &mut r.kind {
+            c.seats = (0..self.names.seats.len())
+                .filter(|&s| self.db.val(self.db.visible(s, snap, tx)).hold == Some(c.hold))
+                .fold(0, |m, s| m | 1 << s);
+            r.todo = c.seats;
+            r.want = c.seats;
+        }
+        self.drive(actor, r, ev);
+    }
+
+    /// The seats a statement of `tx` naming `want` fetches. With the plans PostgreSQL picks
+    /// for the seat statements (custom plans: `plan_cache_mode = force_custom_plan`), one seat
+    /// is an index lookup of that seat, but two or more are a scan of the whole show in key
+    /// order with `seat_id = any($2)` as a filter: every seat is fetched, which matters only
+    /// to SERIALIZABLE (each fetch takes a SIREAD lock and checks for a conflict out).
+    fn scan(&self, tx: TxId, want: u64) -> u64 {
+        let all = (1u64 << self.names.seats.len()) - 1;
+        if self.db.txs[tx as usize].sx.is_some() && want.count_ones() > 1 {
+            all
+        } else {
+            want
+        }
+    }
+
+    /// The snapshot of a statement of `tx`: a new one under READ COMMITTED; under REPEATABLE
+    /// READ and SERIALIZABLE the transaction's, taken by its first statement.
+    fn statement_snapshot(&mut self, tx: TxId) -> super::mvcc::Snap {
+        let t = self.db.txs[tx as usize];
+        if t.iso == crate::schedule::Isolation::ReadCommitted {
+            return self.db.snapshot();
+        }
+        if let Some(snap) = t.snap {
+            return snap;
+        }
+        let snap = self.db.snapshot();
+        self.db.txs[tx as usize].snap = Some(snap);
+        if t.iso == crate::schedule::Isolation::Serializable {
+            self.db.txs[tx as usize].sx = Some(self.ssi.register(snap.xmin));
+        }
+        snap
+    }
+
+    /// A plain SELECT of the op's seats: every row as the snapshot sees it.
+    fn read(&mut self, r: &mut Running) -> StepResult {
+        for seat in seats_of(r.todo) {
+            let v = self.db.visible(seat, r.snap, r.tx);
+            if let Err(e) = self.ssi_read(r.tx, seat, v) {
+                return e;
+            }
+            if r.want & (1 << seat) != 0 {
+                r.rows.push((seat as u8, v));
+            }
+        }
+        ok(r.rows.len() as u32)
+    }
+
+    /// Runs `r` as far as it goes: to its end, or to a wait (it is then kept as `actor`'s).
+    pub(super) fn drive(&mut self, actor: usize, mut r: Running, ev: &mut Events) {
+        let poll = match r.kind {
+            Kind::Lock(_) | Kind::Update(_) => self.visit_all(actor, &mut r),
+            Kind::Book { hold } => self.insert_tickets(actor, &mut r, hold, actor as u8),
+            Kind::Confirm(_) => self.confirm(actor, &mut r),
+        };
+        match poll {
+            Poll::Wait => self.running[actor] = Some(r),
+            Poll::Done(result) => self.complete(actor, r, result, ev),
+        }
+    }
+
+    /// Visits the remaining rows of a locking statement in seat order.
+    pub(super) fn visit_all(&mut self, actor: usize, r: &mut Running) -> Poll {
+        while let Some(seat) = seats_of(r.todo).next() {
+            if r.want & (1 << seat) == 0 {
+                // Fetched by the scan and filtered out by `seat_id = any($2)`.
+                let v = self.db.visible(seat, r.snap, r.tx);
+                if let Err(e) = self.ssi_read(r.tx, seat, v) {
+                    return Poll::Done(e);
+                }
+                r.todo &= !(1 << seat);
+                continue;
+            }
+            match self.visit(actor, r, seat) {
+                Visit::Wait => return Poll::Wait,
+                Visit::Fail(e) => return Poll::Done(e),
+                Visit::Done(v) => {
+                    if let (Some(v), Kind::Lock(_)) = (v, r.kind) {
+                        r.rows.push((seat as u8, v));
+                    }
+                    r.todo &= !(1 << seat);
+                }
+            }
+        }
+        Poll::Done(match r.kind {
+            Kind::Update(Upd::Release { .. }) => StepResult::Answer {
+                answer: if r.count > 0 {
+                    Answer::Released
+                } else {
+                    Answer::Expired
+                },
+            },
+            Kind::Lock(_) => ok(r.rows.len() as u32),
+            _ => ok(r.count),
+        })
+    }
+
+    /// Inserts a ticket per remaining seat: a key another transaction inserted and has not
+    /// committed is waited for; a key committed (or inserted by this transaction) is 23505.
+    pub(super) fn insert_tickets(
+        &mut self,
+        actor: usize,
+        r: &mut Running,
+        hold: u16,
+        holder: u8,
+    ) -> Poll {
+        while let Some(seat) = seats_of(r.todo).next() {
+            r.pending = None;
+            if let Some(sx) = self.db.txs[r.tx as usize].sx {
+                if self.ssi.wrote(sx).is_err() {
+                    return Poll::Done(rows::rw_dependencies());
+                }
+            }
+            self.db.assign_xid(r.tx);
+            let clash =
+                self.db.rows.iter().find(|row| {
+                    row.table == super::mvcc::Table::Booking && row.seat as usize == seat
+                });
+            if let Some(row) = clash {
+                if row.xmin != r.tx && self.db.is_active(row.xmin) {
+                    self.locks.wait_for_tx(actor, row.xmin);
+                    r.pending = Some((seat as u8, 0, false));
+                    return Poll::Wait;
+                }
+                return Poll::Done(rows::error(
+                    "23505",
+                    "duplicate key value violates unique constraint \"booking_seats_show_id_seat_id_key\"",
+                ));
+            }
+            self.db.insert(super::mvcc::Row {
+                table: super::mvcc::Table::Booking,
+                xmin: r.tx,
+                seat: seat as u8,
+                holder,
+                hold,
+                mask: 0,
+            });
+            r.count += 1;
+            r.facts.push((seat as u8, rows::Fact::Took));
+            r.todo &= !(1 << seat);
+        }
+        Poll::Done(ok(r.count))
+    }
+
+    /// `commit`: ROLLBACK for a failed transaction; under SERIALIZABLE, the pre-commit check
+    /// may fail it with 40001.
+    fn commit(&mut self, actor: usize, op_index: usize, k: usize, ev: &mut Events) {
+        let tx = self.open[actor]
+            .take()
+            .expect("the parser puts commit after begin");
+        if self.clients.commit_of_failed(actor) || !self.db.is_active(tx) {
+            if self.db.is_active(tx) {
+                self.end_tx(tx, false);
+            }
+            return self.answer(actor, op_index, k, StepResult::RolledBack, ev);
+        }
+        if let Some(sx) = self.db.txs[tx as usize].sx {
+            if self.ssi.precommit(sx).is_err() {
+                self.end_tx(tx, false);
+                return self.answer(actor, op_index, k, rows::rw_dependencies(), ev);
+            }
+        }
+        self.end_tx(tx, true);
+        self.answer(actor, op_index, k, StepResult::Ok { rows: None }, ev);
+    }
+
+    /// An operation that answered at once, with no rows.
+    pub(super) fn answer(
+        &mut self,
+        actor: usize,
+        op_index: usize,
+        k: usize,
+        result: StepResult,
+        ev: &mut Events,
+    ) {
+        self.clients
+            .answered(self.schedule, actor, op_index, &result, &[]);
+        ev.done(actor, (k, op_index), result, Vec::new(), Vec::new());
+    }
+
+    /// A statement finishes: the client hears the answer (with the rows it returned, judged by
+    /// the clock now), an error aborts its transaction, an autocommit statement commits.
+    pub(super) fn complete(
+        &mut self,
+        actor: usize,
+        r: Running,
+        result: StepResult,
+        ev: &mut Events,
+    ) {
+        let seen: Vec<SeenRow> = if result.is_error() {
+            Vec::new()
+        } else {
+            self.seen(&r.rows)
+        };
+        self.clients
+            .answered(self.schedule, actor, r.op_index, &result, &seen);
+        if result.is_error() {
+            if self.db.is_active(r.tx) {
+                self.end_tx(r.tx, false);
+            }
+        } else if r.implicit {
+            self.end_tx(r.tx, true);
+        }
+        ev.done(actor, (r.entry, r.op_index), result, seen, r.facts);
+    }
+
+    fn seen(&self, rows: &[(u8, u16)]) -> Vec<SeenRow> {
+        rows.iter()
+            .map(|&(seat, v)| {
+                let val = self.db.val(v);
+                let holder = val.holder.map(|h| self.names.names[h as usize].clone());
+                client::seen_row(
+                    &self.names.seats[seat as usize],
+                    val.status,
+                    holder,
+                    val.until,
+                    self.clients.clock,
+                )
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,271 @@
+//! The one plain-English line of each entry: what the operation did and why, and whom the
+//! entry released ("Adam commits; this releases Omar, who re-reads A7, sees HELD and updates
+//! no rows"). Written from what the entry's trace node recorded, so it can be rendered late.
+
+use crate::outcome::{Answer, SeenRow, StepResult};
+use crate::schedule::{Op, PayOutcome, Schedule, SeatStatus};
+
+use super::locks::WaitOn;
+use super::names::{title, Names};
+use super::rows::Fact;
+use super::trace::{Done, Node};
+
+/// What the reason line needs: the run's strings and programs, and the clock after the entry.
+struct Cx<'a> {
+    names: &'a Names,
+    schedule: &'a Schedule,
+    clock: i64,
+}
+
+/// The reason line of an entry.
+pub(crate) fn line(names: &Names, schedule: &Schedule, node: &Node) -> String {
+    let e = Cx {
+        names,
+        schedule,
+        clock: node.committed.clock,
+    };
+    let op = &schedule.actors()[node.actor].program[node.op_index];
+    let who = subject(&e, node.actor, op);
+    let ev = &node.events;
+    let mut line = match ev.done.iter().find(|d| d.entry == node.k) {
+        Some(d) => format!("{who} {}", phrase(&e, op, d)),
+        None => format!("{who} waits: {}", waiting(&e, node)),
+    };
+    let others = ev.done.iter().filter(|d| d.entry != node.k);
+    let victims: Vec<String> = others
+        .clone()
+        .filter(|d| ev.victims.contains(&d.actor))
+        .map(|d| subject(&e, d.actor, op_of(&e, d)))
+        .collect();
+    let released: Vec<String> = others
+        .filter(|d| !ev.victims.contains(&d.actor))
+        .map(|d| {
+            format!(
+                "{}, who {}",
+                subject(&e, d.actor, op_of(&e, d)),
+                phrase(&e, op_of(&e, d), d)
+            )
+        })
+        .collect();
+    if !victims.is_empty() {
+        line.push_str(&format!(
+            "; deadlock: {}, first to wait in the cycle, {} with 40P01",
+            join(&victims),
+            if victims.len() == 1 { "fails" } else { "fail" }
+        ));
+    }
+    if !released.is_empty() {
+        line.push_str("; this releases ");
+        line.push_str(&join(&released));
+    }
+    line
+}
+
+fn op_of<'s>(e: &Cx<'s>, d: &Done) -> &'s Op {
+    &e.schedule.actors()[d.actor].program[d.op_index]
+}
+
+/// Who does it: the actor's name, capitalised; the clock actor by its role.
+fn subject(e: &Cx<'_>, actor: usize, op: &Op) -> String {
+    match op {
+        Op::Advance { .. } => "The clock".to_string(),
+        Op::Sweep => "The sweeper".to_string(),
+        _ => title(&e.names.names[actor]),
+    }
+}
+
+/// Why the entry's operation waits, in words.
+fn waiting(e: &Cx<'_>, node: &Node) -> String {
+    let names: Vec<String> = node
+        .blockers
+        .iter()
+        .map(|&b| title(&e.names.names[b]))
+        .collect();
+    let Some(w) = node.wait else {
+        return "for a lock".to_string();
+    };
+    let seat = &e.names.seats[w.seat as usize];
+    match w.on {
+        WaitOn::Xact(_) => format!(
+            "{} inserted a ticket for {seat} and has not committed yet",
+            join(&names)
+        ),
+        WaitOn::Row(_) if w.for_holder => format!("{} holds the row lock on {seat}", join(&names)),
+        WaitOn::Row(_) => {
+            format!(
+                "{} {} ahead of it in the queue for {seat}",
+                join(&names),
+                if names.len() == 1 { "is" } else { "are" }
+            )
+        }
+    }
+}
+
+/// What an operation did, as a verb phrase (no subject).
+fn phrase(e: &Cx<'_>, op: &Op, d: &Done) -> String {
+    let seats = |fact: fn(&Fact) -> bool| -> Vec<String> {
+        d.facts
+            .iter()
+            .filter(|(_, f)| fact(f))
+            .map(|(s, _)| e.names.seats[*s as usize].clone())
+            .collect()
+    };
+    match (&d.result, op) {
+        (StepResult::Skipped, _) => format!(
+            "skips the {}: it remembers {} as taken",
+            op.name(),
+            join(op.seats())
+        ),
+        (StepResult::RolledBack, _) => {
+            "commits, but an error had aborted the transaction: it rolls back".to_string()
+        }
+        (StepResult::Error { code, message }, _) => format!(
+            "gets {code} on its {}: {}",
+            op.name(),
+            error_words(code, message)
+        ),
+        (_, Op::Begin { isolation }) => {
+            format!("begins a {} transaction", isolation.as_sql().to_uppercase())
+        }
+        (_, Op::Commit) => "commits".to_string(),
+        (_, Op::Rollback) => "rolls back".to_string(),
+        (_, Op::Advance { minutes }) => {
+            format!("moves {minutes} minutes on, to minute {}", e.clock)
+        }
+        (_, Op::Pay { outcome }) => match outcome {
+            PayOutcome::Succeeds => "pays: the provider takes the money".to_string(),
+            PayOutcome::Declined => "pays: the provider declines".to_string(),
+            PayOutcome::Unknown => {
+                "pays: the provider times out, the money may have moved".to_string()
+            }
+        },
+        (_, Op::Read { .. }) => format!("reads {}", rows(&d.seen)),
+        (_, Op::Lock { .. }) => {
+            let skipped = seats(|f| *f == Fact::Skipped);
+            let mut s = if d.seen.is_empty() {
+                "locks nothing".to_string()
+            } else {
+                format!("locks {}", rows(&d.seen))
+            };
+            if !skipped.is_empty() {
+                s.push_str(&format!(", skipping {} (locked)", join(&skipped)));
+            }
+            s
+        }
+        (StepResult::Answer { answer }, Op::Hold { seats, .. }) => match answer {
+            Answer::Held => format!("holds {}", join(seats)),
+            Answer::Busy => format!(
+                "cannot hold {}: a seat is locked right now (NOWAIT), so it holds nothing",
+                join(seats)
+            ),
+            Answer::Unavailable => format!(
+                "cannot hold {}: a seat is taken, so it holds nothing",
+                join(seats)
+            ),
+            _ => "retries its hold and finds it expired: it was replaced or ran out".to_string(),
+        },
+        (StepResult::Answer { answer }, Op::Confirm { .. }) => match answer {
+            Answer::Issued => {
+                "confirms the payment: the hold was intact and in time, the tickets are issued"
+                    .to_string()
+            }
+            Answer::Duplicate => {
+                "confirms again: the decision was already issued, same ticket".to_string()
+            }
+            _ => "confirms the payment, but the hold is gone or ran out: a refund is owed"
+                .to_string(),
+        },
+        (StepResult::Answer { answer }, Op::Release) => match answer {
+            Answer::Released => format!("releases {}", join(&seats(|f| *f == Fact::Took))),
+            _ => "releases nothing: the hold is no longer there".to_string(),
+        },
+        _ => updates(op, d, &seats(|f| *f == Fact::Took), e),
+    }
+}
+
+/// An UPDATE or INSERT that ran: what it took and, for the rows it did not, what it saw.
+fn updates(op: &Op, d: &Done, took: &[String], e: &Cx<'_>) -> String {
+    let mut parts: Vec<String> = d
+        .facts
+        .iter()
+        .filter_map(|(s, f)| {
+            let seat = &e.names.seats[*s as usize];
+            match f {
+                Fact::Recheck(status) => Some(format!("re-reads {seat}, sees {}", status.as_sql())),
+                Fact::NoMatch(status) => Some(format!("finds {seat} {}", status.as_sql())),
+                _ => None,
+            }
+        })
+        .collect();
+    let did = match op {
+        _ if took.is_empty() => "updates no rows".to_string(),
+        Op::Claim { .. } => format!("claims {}", join(took)),
+        Op::Write { status, .. } => format!("writes {} as {}", join(took), status.as_sql()),
+        Op::Book { .. } => format!("inserts the ticket for {}", join(took)),
+        Op::Sweep => format!("frees the expired hold on {}", join(took)),
+        _ => format!("updates {}", join(took)),
+    };
+    if parts.is_empty() {
+        return did;
+    }
+    parts.push(did);
+    let last = parts.pop().unwrap_or_default();
+    format!("{} and {last}", parts.join(", "))
+}
+
+fn rows(seen: &[SeenRow]) -> String {
+    let each: Vec<String> = seen
+        .iter()
+        .map(|r| {
+            let by = r
+                .holder
+                .as_deref()
+                .map(|h| format!(" by {}", title(h)))
+                .unwrap_or_default();
+            match (r.status, r.until) {
+                (SeatStatus::Held, Some(u)) if r.available => {
+                    format!("{} HELD{by} until {u} (expired)", r.seat)
+                }
+                (SeatStatus::Held, Some(u)) => format!("{} HELD{by} until {u}", r.seat),
+                (status, _) => format!("{} {}{by}", r.seat, status.as_sql()),
+            }
+        })
+        .collect();
+    if each.is_empty() {
+        "no rows".to_string()
+    } else {
+        join(&each)
+    }
+}
+
+fn error_words(code: &str, message: &str) -> String {
+    match code {
+        "40001" if message.contains("concurrent update") => {
+            "the row changed after its snapshot was taken".to_string()
+        }
+        "40001" => "SERIALIZABLE found a dangerous cycle of read/write dependencies".to_string(),
+        "40P01" => "deadlock detected".to_string(),
+        "55P03" => "the row is locked and NOWAIT does not queue".to_string(),
+        "23505" => "a ticket for the seat already exists".to_string(),
+        "25P02" => "an earlier error aborted the transaction; everything is ignored until it ends"
+            .to_string(),
+        _ => message.to_string(),
+    }
+}
+
+fn join<S: AsRef<str>>(items: &[S]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.as_ref().to_string(),
+        [init @ .., last] => {
+            format!(
+                "{} and {}",
+                init.iter()
+                    .map(|s| s.as_ref())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                last.as_ref()
+            )
+        }
+    }
+}

@@ -1,0 +1,318 @@
+//! What the engine reports. The trace so far is a persistent list shared by every clone: each
+//! step adds one node holding what happened in compact form (indices, the committed rows as
+//! values, shared with the previous node when nothing committed), and the node is rendered
+//! into an `EntryTrace` (names, tables, the reason line) only when a trace is asked for, once
+//! per node whatever the number of clones. A waiting operation's later completion is recorded
+//! in the node of the entry during which it happened.
+
+use std::sync::{Arc, OnceLock};
+
+use crate::outcome::{BookingRow, EntryTrace, SeatRow, SeenRow, StepResult, Tables, Trace};
+use crate::schedule::Schedule;
+
+use super::locks::WaitOn;
+use super::mvcc::{SeatVal, Table, NOBODY};
+use super::names::Names;
+use super::rows::Fact;
+use super::{reason, Engine};
+
+/// An operation that finished during an entry.
+pub(crate) struct Done {
+    pub actor: usize,
+    pub entry: usize,
+    pub op_index: usize,
+    pub result: StepResult,
+    pub seen: Vec<SeenRow>,
+    pub facts: Vec<(u8, Fact)>,
+}
+
+/// What happened during one entry, in order.
+#[derive(Default)]
+pub(crate) struct Events {
+    pub done: Vec<Done>,
+    /// Deadlock victims.
+    pub victims: Vec<usize>,
+}
+
+impl Events {
+    pub fn done(
+        &mut self,
+        actor: usize,
+        (entry, op_index): (usize, usize),
+        result: StepResult,
+        seen: Vec<SeenRow>,
+        facts: Vec<(u8, Fact)>,
+    ) {
+        self.done.push(Done {
+            actor,
+            entry,
+            op_index,
+            result,
+            seen,
+            facts,
+        });
+    }
+
+    pub fn deadlock(&mut self, victim: usize) {
+        self.victims.push(victim);
+    }
+}
+
+/// The committed rows after an entry, as values.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Committed {
+    pub clock: i64,
+    pub seats: Vec<SeatVal>,
+    /// (seat, holder, booking id)
+    pub bookings: Vec<(u8, u8, u16)>,
+    pub refunds: Vec<u8>,
+}
+
+/// How the entry's own operation waits, if it does.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct WaitNote {
+    pub on: WaitOn,
+    pub seat: u8,
+    /// It waits for the row lock's holder (not for waiters ahead of it).
+    pub for_holder: bool,
+}
+
+/// One entry, as it happened.
+pub(crate) struct Node {
+    prev: Option<Arc<Node>>,
+    pub k: usize,
+    pub actor: usize,
+    pub op_index: usize,
+    /// The actors its operation waits for after the entry, in actor order.
+    pub blockers: Vec<usize>,
+    pub wait: Option<WaitNote>,
+    pub events: Events,
+    pub committed: Arc<Committed>,
+    rendered: OnceLock<EntryTrace>,
+}
+
+impl Node {
+    /// The entry as the trace shows it (completions that came later are not in it).
+    fn render(&self, names: &Names, schedule: &Schedule) -> &EntryTrace {
+        self.rendered.get_or_init(|| {
+            let own = self.events.done.iter().find(|d| d.entry == self.k);
+            let mut waited_for: Vec<String> = self
+                .blockers
+                .iter()
+                .map(|&b| names.names[b].clone())
+                .collect();
+            waited_for.sort();
+            EntryTrace {
+                actor: names.names[self.actor].clone(),
+                op_index: self.op_index,
+                waited_for,
+                result: own.map(|d| d.result.clone()),
+                completed_after: own.map(|_| self.k),
+                seen: own.map(|d| d.seen.clone()).unwrap_or_default(),
+                tables: self.committed.tables(names),
+                reason: reason::line(names, schedule, self),
+            }
+        })
+    }
+}
+
+impl Committed {
+    pub fn tables(&self, names: &Names) -> Tables {
+        let seats = self
+            .seats
+            .iter()
+            .enumerate()
+            .map(|(s, v)| SeatRow {
+                id: names.seats[s].clone(),
+                status: v.status,
+                holder: v.holder.map(|h| names.names[h as usize].clone()),
+                hold_id: v.hold.map(|h| names.holds[h as usize].clone()),
+                until: v.until,
+            })
+            .collect();
+        let mut bookings: Vec<BookingRow> = self
+            .bookings
+            .iter()
+            .map(|&(seat, holder, hold)| BookingRow {
+                seat: names.seats[seat as usize].clone(),
+                holder: names.names[holder as usize].clone(),
+                booking_id: names.holds[hold as usize].clone(),
+            })
+            .collect();
+        bookings.sort_by(|a, b| (&a.seat, &a.booking_id).cmp(&(&b.seat, &b.booking_id)));
+        let mut refunds: Vec<String> = self
+            .refunds
+            .iter()
+            .map(|&h| names.names[h as usize].clone())
+            .collect();
+        refunds.sort();
+        Tables {
+            clock: self.clock,
+            seats,
+            bookings,
+            refunds,
+        }
+    }
+}
+
+/// The trace so far.
+#[derive(Clone)]
+pub(crate) struct Log {
+    last: Option<Arc<Node>>,
+    len: usize,
+    initial: Arc<Committed>,
+}
+
+impl Log {
+    pub fn new(initial: Committed) -> Log {
+        Log {
+            last: None,
+            len: 0,
+            initial: Arc::new(initial),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// The committed rows after the last entry.
+    pub fn committed(&self) -> &Arc<Committed> {
+        self.last.as_ref().map_or(&self.initial, |n| &n.committed)
+    }
+
+    fn push(&mut self, node: Node) {
+        self.last = Some(Arc::new(Node {
+            prev: self.last.take(),
+            ..node
+        }));
+        self.len += 1;
+    }
+
+    /// The entries with every later completion filled in.
+    pub fn entries(&self, names: &Names, schedule: &Schedule) -> Vec<EntryTrace> {
+        let mut nodes: Vec<&Node> = Vec::with_capacity(self.len);
+        let mut cur = self.last.as_deref();
+        while let Some(node) = cur {
+            nodes.push(node);
+            cur = node.prev.as_deref();
+        }
+        nodes.reverse();
+        let mut entries: Vec<EntryTrace> = Vec::with_capacity(self.len);
+        for node in nodes {
+            entries.push(node.render(names, schedule).clone());
+            for d in node.events.done.iter().filter(|d| d.entry != node.k) {
+                let e = &mut entries[d.entry];
+                e.result = Some(d.result.clone());
+                e.completed_after = Some(node.k);
+                e.seen = d.seen.clone();
+            }
+        }
+        entries
+    }
+
+    pub fn into_trace(self, names: &Names, schedule: &Schedule) -> Trace {
+        Trace {
+            entries: self.entries(names, schedule),
+            initial: self.initial.tables(names),
+        }
+    }
+}
+
+/// The trace materialised for `Engine::trace`, built on first use after each step.
+#[derive(Default)]
+pub(crate) struct View(OnceLock<Vec<EntryTrace>>);
+
+impl Clone for View {
+    fn clone(&self) -> View {
+        View::default()
+    }
+}
+
+impl View {
+    pub fn get<'a>(&'a self, log: &Log, names: &Names, schedule: &Schedule) -> &'a [EntryTrace] {
+        self.0.get_or_init(|| log.entries(names, schedule))
+    }
+}
+
+impl Engine<'_> {
+    /// Writes entry `k` (`actor`'s operation `op_index`) and the completions it caused.
+    pub(super) fn record(&mut self, actor: usize, op_index: usize, k: usize, events: Events) {
+        let waiting = self.running[actor].is_some();
+        let blockers = if waiting {
+            self.locks.blockers(actor, &self.db)
+        } else {
+            Vec::new()
+        };
+        let wait = self.locks.waits[actor].filter(|_| waiting).map(|w| {
+            let seat = match w.on {
+                WaitOn::Row(s) => s,
+                WaitOn::Xact(_) => self.running[actor]
+                    .as_ref()
+                    .and_then(|r| r.pending)
+                    .map_or(0, |p| p.0),
+            };
+            let holder =
+                self.locks.holder[seat as usize].map(|t| self.db.txs[t as usize].actor as usize);
+            WaitNote {
+                on: w.on,
+                seat,
+                for_holder: holder.is_some_and(|h| blockers == [h]),
+            }
+        });
+        let committed = self.committed();
+        self.log.push(Node {
+            prev: None,
+            k,
+            actor,
+            op_index,
+            blockers,
+            wait,
+            events,
+            committed,
+            rendered: OnceLock::new(),
+        });
+    }
+
+    /// The committed rows now (what a fresh READ COMMITTED statement would read), shared with
+    /// the previous entry's when nothing changed.
+    pub(super) fn committed(&self) -> Arc<Committed> {
+        let last = self.log.committed();
+        let latest = self.db.latest();
+        let seats_same = last
+            .seats
+            .iter()
+            .enumerate()
+            .all(|(s, v)| self.db.committed(s) == *v);
+        let bookings = self.db.rows(Table::Booking, latest, NOBODY).count();
+        let refunds = self.db.rows(Table::Refund, latest, NOBODY).count();
+        if seats_same
+            && last.clock == self.clients.clock
+            && bookings == last.bookings.len()
+            && refunds == last.refunds.len()
+        {
+            return last.clone();
+        }
+        Arc::new(self.committed_now())
+    }
+
+    pub(super) fn committed_now(&self) -> Committed {
+        let latest = self.db.latest();
+        Committed {
+            clock: self.clients.clock,
+            seats: (0..self.names.seats.len())
+                .map(|s| self.db.committed(s))
+                .collect(),
+            bookings: self
+                .db
+                .rows(Table::Booking, latest, NOBODY)
+                .map(|r| (r.seat, r.holder, r.hold))
+                .collect(),
+            refunds: self
+                .db
+                .rows(Table::Refund, latest, NOBODY)
+                .map(|r| r.holder)
+                .collect(),
+        }
+    }
+}
