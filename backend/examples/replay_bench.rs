@@ -4,7 +4,8 @@
 //! included.
 //!
 //! `cargo run --release -p backend --example replay_bench -- [N]` (N = 200 by default;
-//! DATABASE_URL as for the server).
+//! DATABASE_URL as for the server). `RUST_LOG=backend::executor=debug` prints each run's
+//! phases: schema set-up, the entries, clean-up.
 
 use std::time::Instant;
 
@@ -21,6 +22,11 @@ const SCHEDULE: &str = r#"{
 
 #[tokio::main]
 async fn main() {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "warn".into()),
+        )
+        .init();
     let n: usize = std::env::args()
         .nth(1)
         .and_then(|a| a.parse().ok())

@@ -5,6 +5,7 @@
 
 pub mod db;
 pub mod executor;
+pub mod explore;
 pub mod http;
 pub mod replay;
 

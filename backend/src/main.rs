@@ -1,5 +1,5 @@
-//! The `backend` command: `serve` the API and the page, or `replay` schedule files on
-//! PostgreSQL and in the simulator.
+//! The `backend` command: `serve` the API and the page, `replay` schedule files on
+//! PostgreSQL and in the simulator, or `explore` every interleaving of one in the simulator.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -37,6 +37,8 @@ enum Command {
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
+    /// Run every feasible interleaving of a schedule file in the simulator, grouped by verdict.
+    Explore { file: PathBuf },
 }
 
 #[tokio::main]
@@ -51,6 +53,16 @@ async fn main() -> ExitCode {
     match Cli::parse().command {
         Command::Serve { addr, dist } => serve(addr, dist).await,
         Command::Replay { json, files } => replay(json, &files).await,
+        Command::Explore { file } => match backend::explore::explore_file(&file) {
+            Ok(report) => {
+                print!("{report}");
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("{e}");
+                ExitCode::from(2)
+            }
+        },
     }
 }
 

@@ -46,6 +46,9 @@ async fn run_both(
     }
 }
 
+/// One interleaving and whether the two runs agreed on it (the differences when not).
+type OrderResult = (Vec<usize>, Result<(), Vec<String>>);
+
 fn names(schedule: &Schedule, order: &[usize]) -> String {
     order
         .iter()
@@ -69,7 +72,7 @@ async fn simulator_and_postgres_agree_on_every_interleaving_of_every_builtin_sce
             builtin.id
         );
         runs += orders.len();
-        let results: Vec<(Vec<usize>, Result<_, Vec<String>>)> = stream::iter(orders)
+        let results: Vec<OrderResult> = stream::iter(orders)
             .map(|order| {
                 let pool = pool.clone();
                 let schedule = schedule.with_order(order.clone());

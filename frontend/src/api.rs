@@ -30,8 +30,13 @@ pub async fn health() -> Health {
 
 /// The meaning of a health answer, apart from the fetching.
 fn classify(status: u16, body: Option<serde_json::Value>) -> Health {
+    // The server answers `{"status": "ok", "database": "up"}`, or 503 when PostgreSQL is away.
     match (status, body) {
-        (200..=299, Some(serde_json::Value::Object(_))) => Health::Connected,
+        (200..=299, Some(serde_json::Value::Object(fields))) => match fields.get("database") {
+            None => Health::Connected,
+            Some(database) if database == "up" => Health::Connected,
+            Some(_) => Health::DatabaseDown,
+        },
         (503, Some(serde_json::Value::Object(_))) => Health::DatabaseDown,
         _ => Health::NoServer,
     }

@@ -29,15 +29,24 @@ pub fn assess(schedule: &Schedule, trace: Trace) -> Outcome {
     let mut entries = Vec::with_capacity(trace.entries.len());
     let (seats, verdict) = replay(schedule, &trace, |k, told| {
         let e = &trace.entries[k];
-        let op = actors[schedule.actor_index(&e.actor).expect("known actor")].program[e.op_index].clone();
+        let op = actors[schedule.actor_index(&e.actor).expect("known actor")].program[e.op_index]
+            .clone();
         entries.push(Entry {
             step: e.step(),
             trace: e.clone(),
             op,
-            told: told.iter().map(|(s, a)| (s.clone(), a.iter().cloned().collect())).collect(),
+            told: told
+                .iter()
+                .map(|(s, a)| (s.clone(), a.iter().cloned().collect()))
+                .collect(),
         });
     });
-    Outcome { entries, initial: trace.initial, seats, verdict }
+    Outcome {
+        entries,
+        initial: trace.initial,
+        seats,
+        verdict,
+    }
 }
 
 /// Only the seats at the end and the verdict: what the explorer needs from each order.
@@ -56,10 +65,17 @@ fn replay(
 ) -> (BTreeMap<String, SeatOutcome>, Verdict) {
     let actors = schedule.actors();
     let mut books: Vec<ActorBook> = actors.iter().map(|_| ActorBook::default()).collect();
-    let mut told: Told = schedule.scenario().seats.iter().map(|s| (s.id.clone(), BTreeSet::new())).collect();
+    let mut told: Told = schedule
+        .scenario()
+        .seats
+        .iter()
+        .map(|s| (s.id.clone(), BTreeSet::new()))
+        .collect();
     for seat in &schedule.scenario().seats {
         if let (Some(holder), SeatStatus::Held | SeatStatus::Booked) = (&seat.holder, seat.status) {
-            told.entry(seat.id.clone()).or_default().insert(holder.clone());
+            told.entry(seat.id.clone())
+                .or_default()
+                .insert(holder.clone());
             if let Some(i) = schedule.actor_index(holder) {
                 books[i].current_hold = Some(sql::initial_hold(holder));
             }
@@ -78,22 +94,40 @@ fn replay(
 
     let mut next_event = 0;
     for k in 0..trace.entries.len() {
-        let before = if k == 0 { &trace.initial } else { &trace.entries[k - 1].tables };
+        let before = if k == 0 {
+            &trace.initial
+        } else {
+            &trace.entries[k - 1].tables
+        };
         let after = &trace.entries[k].tables;
         while next_event < events.len() && events[next_event].0 == k {
             let e = &trace.entries[events[next_event].2];
-            let actor = schedule.actor_index(&e.actor).expect("trace actors come from the schedule");
+            let actor = schedule
+                .actor_index(&e.actor)
+                .expect("trace actors come from the schedule");
             let op = &actors[actor].program[e.op_index];
             let result = e.result.as_ref().expect("a completed entry has a result");
             let hold = sql::hold_id(&e.actor, e.op_index, op);
-            apply_event(&mut books[actor], &mut told, &e.actor, op, result, hold, after);
+            apply_event(
+                &mut books[actor],
+                &mut told,
+                &e.actor,
+                op,
+                result,
+                hold,
+                after,
+            );
             next_event += 1;
         }
         end_claims(&mut told, before, after);
         after_entry(k, &told);
     }
 
-    let final_tables = trace.entries.last().map(|e| &e.tables).unwrap_or(&trace.initial);
+    let final_tables = trace
+        .entries
+        .last()
+        .map(|e| &e.tables)
+        .unwrap_or(&trace.initial);
     let seats = seat_outcomes(final_tables, &told);
     let verdict = verdict(schedule, &books, &seats, final_tables);
     (seats, verdict)
@@ -131,14 +165,21 @@ fn apply_event(
             book.in_tx = false;
             book.pending.clear();
         }
-        (Op::Claim { seats, .. } | Op::Write { seats, .. }, StepResult::Ok { rows: Some(n) }) if *n as usize == seats.len() => {
+        (Op::Claim { seats, .. } | Op::Write { seats, .. }, StepResult::Ok { rows: Some(n) })
+            if *n as usize == seats.len() =>
+        {
             book.current_hold = Some(hold);
             tell(book, seats.clone());
         }
         (Op::Book { seats }, StepResult::Ok { rows: Some(n) }) if *n as usize == seats.len() => {
             tell(book, seats.clone());
         }
-        (Op::Hold { seats, .. }, StepResult::Answer { answer: Answer::Held }) => {
+        (
+            Op::Hold { seats, .. },
+            StepResult::Answer {
+                answer: Answer::Held,
+            },
+        ) => {
             book.current_hold = Some(hold);
             tell(book, seats.clone());
         }
@@ -155,7 +196,11 @@ fn apply_event(
                 tell(book, seats);
             } else if *answer == Answer::RefundDue {
                 // The buyer is told the hold is gone: its claim on the hold's seats ends here.
-                for row in after.seats.iter().filter(|r| r.hold_id.is_some() && r.hold_id == book.current_hold) {
+                for row in after
+                    .seats
+                    .iter()
+                    .filter(|r| r.hold_id.is_some() && r.hold_id == book.current_hold)
+                {
                     if let Some(actors) = told.get_mut(&row.id) {
                         actors.remove(actor);
                     }
@@ -163,7 +208,10 @@ fn apply_event(
             }
         }
         (Op::Pay { outcome }, StepResult::Ok { .. }) => {
-            let key = book.current_hold.clone().unwrap_or_else(|| sql::no_hold(actor));
+            let key = book
+                .current_hold
+                .clone()
+                .unwrap_or_else(|| sql::no_hold(actor));
             book.payments.entry(key).or_insert(*outcome);
         }
         _ => {}
@@ -196,18 +244,38 @@ fn seat_outcomes(tables: &Tables, told: &Told) -> BTreeMap<String, SeatOutcome> 
             let outcome = SeatOutcome {
                 status: row.status,
                 holder: row.holder.clone(),
-                told: told.get(&row.id).map(|a| a.iter().cloned().collect()).unwrap_or_default(),
-                tickets: tables.bookings.iter().filter(|b| b.seat == row.id).map(|b| b.holder.clone()).collect(),
+                told: told
+                    .get(&row.id)
+                    .map(|a| a.iter().cloned().collect())
+                    .unwrap_or_default(),
+                tickets: tables
+                    .bookings
+                    .iter()
+                    .filter(|b| b.seat == row.id)
+                    .map(|b| b.holder.clone())
+                    .collect(),
             };
             (row.id.clone(), outcome)
         })
         .collect()
 }
 
-fn verdict(schedule: &Schedule, books: &[ActorBook], seats: &BTreeMap<String, SeatOutcome>, tables: &Tables) -> Verdict {
-    let double_booked = seats.values().any(|s| s.told.len() >= 2 || s.tickets.len() >= 2);
-    let lost_seat = seats.values().any(|s| s.status == SeatStatus::Booked && s.told.is_empty())
-        || tables.seats.iter().any(|r| r.status == SeatStatus::Held && r.until.is_none());
+fn verdict(
+    schedule: &Schedule,
+    books: &[ActorBook],
+    seats: &BTreeMap<String, SeatOutcome>,
+    tables: &Tables,
+) -> Verdict {
+    let double_booked = seats
+        .values()
+        .any(|s| s.told.len() >= 2 || s.tickets.len() >= 2);
+    let lost_seat = seats
+        .values()
+        .any(|s| s.status == SeatStatus::Booked && s.told.is_empty())
+        || tables
+            .seats
+            .iter()
+            .any(|r| r.status == SeatStatus::Held && r.until.is_none());
     let has_seat: BTreeSet<&String> = seats.values().flat_map(|s| s.told.iter()).collect();
     let refund_due = schedule
         .actors()
@@ -230,7 +298,12 @@ fn verdict(schedule: &Schedule, books: &[ActorBook], seats: &BTreeMap<String, Se
         .filter(|r| r.status == SeatStatus::Held && r.until.is_some_and(|u| u >= tables.clock))
         .filter_map(|r| r.holder.clone())
         .collect();
-    Verdict { double_booked, lost_seat, refund_due, unpaid_hold: unpaid_hold.into_iter().collect() }
+    Verdict {
+        double_booked,
+        lost_seat,
+        refund_due,
+        unpaid_hold: unpaid_hold.into_iter().collect(),
+    }
 }
 
 /// The differences between a simulated and a real outcome, in plain words; empty if identical.
@@ -248,13 +321,26 @@ pub fn compare(simulated: &Outcome, real: &Outcome) -> Vec<String> {
     }
     for (k, (s, r)) in simulated.entries.iter().zip(&real.entries).enumerate() {
         let (s, r) = (&s.trace, &r.trace);
-        let what = format!("entry {} ({} {})", k + 1, s.actor, simulated.entries[k].op.name());
+        let what = format!(
+            "entry {} ({} {})",
+            k + 1,
+            s.actor,
+            simulated.entries[k].op.name()
+        );
         if s.actor != r.actor || s.op_index != r.op_index {
-            out.push(format!("{what}: PostgreSQL ran {}'s operation {} instead", r.actor, r.op_index + 1));
+            out.push(format!(
+                "{what}: PostgreSQL ran {}'s operation {} instead",
+                r.actor,
+                r.op_index + 1
+            ));
             continue;
         }
         if s.result != r.result && !same_error(&s.result, &r.result) {
-            out.push(format!("{what}: simulated {}, PostgreSQL {}", describe(&s.result), describe(&r.result)));
+            out.push(format!(
+                "{what}: simulated {}, PostgreSQL {}",
+                describe(&s.result),
+                describe(&r.result)
+            ));
         }
         if s.waited_for != r.waited_for {
             out.push(format!(
@@ -271,17 +357,26 @@ pub fn compare(simulated: &Outcome, real: &Outcome) -> Vec<String> {
             ));
         }
         if s.seen != r.seen {
-            out.push(format!("{what}: the rows returned differ: simulated {:?}, PostgreSQL {:?}", s.seen, r.seen));
+            out.push(format!(
+                "{what}: the rows returned differ: simulated {:?}, PostgreSQL {:?}",
+                s.seen, r.seen
+            ));
         }
         if s.tables != r.tables {
-            out.push(format!("{what}: the stored tables differ afterwards: {}", diff_tables(&s.tables, &r.tables)));
+            out.push(format!(
+                "{what}: the stored tables differ afterwards: {}",
+                diff_tables(&s.tables, &r.tables)
+            ));
         }
     }
     if simulated.seats != real.seats {
         out.push("the seats at the end differ (status, holder, told or tickets)".to_string());
     }
     if simulated.verdict != real.verdict {
-        out.push(format!("the verdict differs: simulated {:?}, PostgreSQL {:?}", simulated.verdict, real.verdict));
+        out.push(format!(
+            "the verdict differs: simulated {:?}, PostgreSQL {:?}",
+            simulated.verdict, real.verdict
+        ));
     }
     out
 }
@@ -293,11 +388,14 @@ fn same_error(a: &Option<StepResult>, b: &Option<StepResult>) -> bool {
 }
 
 fn describe(r: &Option<StepResult>) -> String {
-    r.as_ref().map(StepResult::short).unwrap_or_else(|| "still waiting".to_string())
+    r.as_ref()
+        .map(StepResult::short)
+        .unwrap_or_else(|| "still waiting".to_string())
 }
 
 fn when(at: Option<usize>) -> String {
-    at.map(|k| format!("during entry {}", k + 1)).unwrap_or_else(|| "never".to_string())
+    at.map(|k| format!("during entry {}", k + 1))
+        .unwrap_or_else(|| "never".to_string())
 }
 
 fn diff_tables(s: &Tables, r: &Tables) -> String {
@@ -321,7 +419,9 @@ fn diff_tables(s: &Tables, r: &Tables) -> String {
 
 /// Where the outcome fails the schedule's `expect`; empty if it holds (or there is none).
 pub fn check_expect(schedule: &Schedule, outcome: &Outcome) -> Vec<String> {
-    let Some(expect) = schedule.expect() else { return Vec::new() };
+    let Some(expect) = schedule.expect() else {
+        return Vec::new();
+    };
     let mut out = Vec::new();
     let v = &outcome.verdict;
     let mut check = |key: &str, want: String, got: String| {
@@ -330,21 +430,41 @@ pub fn check_expect(schedule: &Schedule, outcome: &Outcome) -> Vec<String> {
         }
     };
     if let Some(want) = expect.double_booked {
-        check("double_booked", want.to_string(), v.double_booked.to_string());
+        check(
+            "double_booked",
+            want.to_string(),
+            v.double_booked.to_string(),
+        );
     }
     if let Some(want) = expect.lost_seat {
         check("lost_seat", want.to_string(), v.lost_seat.to_string());
     }
     if let Some(want) = &expect.refund_due {
-        check("refund_due", format!("{:?}", sorted(want)), format!("{:?}", v.refund_due));
+        check(
+            "refund_due",
+            format!("{:?}", sorted(want)),
+            format!("{:?}", v.refund_due),
+        );
     }
     if let Some(want) = &expect.unpaid_hold {
-        check("unpaid_hold", format!("{:?}", sorted(want)), format!("{:?}", v.unpaid_hold));
+        check(
+            "unpaid_hold",
+            format!("{:?}", sorted(want)),
+            format!("{:?}", v.unpaid_hold),
+        );
     }
     if let Some(want) = &expect.told {
         for (seat, actors) in want {
-            let got = outcome.seats.get(seat).map(|s| s.told.clone()).unwrap_or_default();
-            check(&format!("told.{seat}"), format!("{:?}", sorted(actors)), format!("{got:?}"));
+            let got = outcome
+                .seats
+                .get(seat)
+                .map(|s| s.told.clone())
+                .unwrap_or_default();
+            check(
+                &format!("told.{seat}"),
+                format!("{:?}", sorted(actors)),
+                format!("{got:?}"),
+            );
         }
     }
     if let Some(want) = &expect.final_seats {
@@ -353,7 +473,8 @@ pub fn check_expect(schedule: &Schedule, outcome: &Outcome) -> Vec<String> {
             check(
                 &format!("final.{seat}"),
                 format!("{} {:?}", f.status.as_sql(), f.holder),
-                got.map(|s| format!("{} {:?}", s.status.as_sql(), s.holder)).unwrap_or_default(),
+                got.map(|s| format!("{} {:?}", s.status.as_sql(), s.holder))
+                    .unwrap_or_default(),
             );
         }
     }

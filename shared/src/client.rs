@@ -59,7 +59,9 @@ impl Clients {
     pub fn new(schedule: &Schedule) -> Clients {
         let mut actors = vec![ActorState::default(); schedule.actors().len()];
         for seat in &schedule.scenario().seats {
-            if let (Some(holder), SeatStatus::Held | SeatStatus::Booked) = (&seat.holder, seat.status) {
+            if let (Some(holder), SeatStatus::Held | SeatStatus::Booked) =
+                (&seat.holder, seat.status)
+            {
                 if let Some(i) = schedule.actor_index(holder) {
                     actors[i].current_hold = Some(sql::initial_hold(holder));
                 }
@@ -96,13 +98,21 @@ impl Clients {
         let a = &self.actors[actor];
         let op = &schedule.actors()[actor].program[a.next];
         match op {
-            Op::Write { seats, .. } | Op::Book { seats } if remembers_taken(a, seats) => Action::Done(StepResult::Skipped),
+            Op::Write { seats, .. } | Op::Book { seats } if remembers_taken(a, seats) => {
+                Action::Done(StepResult::Skipped)
+            }
             Op::Pay { outcome } => {
-                let key = a.current_hold.clone().unwrap_or_else(|| sql::no_hold(&schedule.actors()[actor].name));
+                let key = a
+                    .current_hold
+                    .clone()
+                    .unwrap_or_else(|| sql::no_hold(&schedule.actors()[actor].name));
                 self.provider.entry(key).or_insert(*outcome);
                 Action::Done(StepResult::Ok { rows: None })
             }
-            _ => Action::Send(sql::statement(op, &self.context(schedule, actor)).expect("every op but pay has SQL")),
+            _ => Action::Send(
+                sql::statement(op, &self.context(schedule, actor))
+                    .expect("every op but pay has SQL"),
+            ),
         }
     }
 
@@ -112,12 +122,22 @@ impl Clients {
         if let Op::Begin { .. } = schedule.actors()[actor].program[a.next] {
             a.tx_clock = self.clock;
         }
-        a.in_flight = Some(InFlight { entry, op_index: a.next });
+        a.in_flight = Some(InFlight {
+            entry,
+            op_index: a.next,
+        });
         a.next += 1;
     }
 
     /// Takes in the answer of `actor`'s operation at `op_index`.
-    pub fn answered(&mut self, schedule: &Schedule, actor: usize, op_index: usize, result: &StepResult, seen: &[SeenRow]) {
+    pub fn answered(
+        &mut self,
+        schedule: &Schedule,
+        actor: usize,
+        op_index: usize,
+        result: &StepResult,
+        seen: &[SeenRow],
+    ) {
         let name = &schedule.actors()[actor].name;
         let op = &schedule.actors()[actor].program[op_index];
         let new_hold = sql::hold_id(name, op_index, op);
@@ -145,7 +165,12 @@ impl Clients {
                     }
                 }
             }
-            Op::Hold { .. } if *result == (StepResult::Answer { answer: Answer::Held }) => {
+            Op::Hold { .. }
+                if *result
+                    == (StepResult::Answer {
+                        answer: Answer::Held,
+                    }) =>
+            {
                 a.current_hold = Some(new_hold);
             }
             Op::Advance { minutes } if !result.is_error() => self.clock += minutes,
@@ -163,7 +188,10 @@ impl Clients {
 
     /// Whether the provider took this hold's money (a timeout counts: the money moved).
     pub fn paid(&self, hold_id: &str) -> bool {
-        matches!(self.provider.get(hold_id), Some(PayOutcome::Succeeds | PayOutcome::Unknown))
+        matches!(
+            self.provider.get(hold_id),
+            Some(PayOutcome::Succeeds | PayOutcome::Unknown)
+        )
     }
 }
 
@@ -173,11 +201,23 @@ fn remembers_taken(a: &ActorState, seats: &[String]) -> bool {
 
 /// A returned row as the actor judges it: available if AVAILABLE, or HELD with a hold that has
 /// run out by the clock when the answer arrived.
-pub fn seen_row(seat: &str, status: SeatStatus, holder: Option<String>, until: Option<i64>, clock: i64) -> SeenRow {
+pub fn seen_row(
+    seat: &str,
+    status: SeatStatus,
+    holder: Option<String>,
+    until: Option<i64>,
+    clock: i64,
+) -> SeenRow {
     let available = match status {
         SeatStatus::Available => true,
         SeatStatus::Held => until.is_some_and(|u| u < clock),
         SeatStatus::Booked => false,
     };
-    SeenRow { seat: seat.to_string(), status, holder, until, available }
+    SeenRow {
+        seat: seat.to_string(),
+        status,
+        holder,
+        until,
+        available,
+    }
 }

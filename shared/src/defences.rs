@@ -30,7 +30,9 @@ pub fn summary(name: &str) -> Option<&'static str> {
         "lock_nowait" => "lock every seat with FOR UPDATE NOWAIT: all of them or none",
         "skip_locked" => "lock with FOR UPDATE SKIP LOCKED, then write what was not skipped",
         "unique_constraint" => "read, then insert the ticket: the unique key refuses a second one",
-        "hold_confirm" => "hold the seat, pay with the hold id, confirm only if the hold is still ours",
+        "hold_confirm" => {
+            "hold the seat, pay with the hold id, confirm only if the hold is still ours"
+        }
         "expiry_only" => "hold, leave without releasing, come back: locked out by one's own hold",
         "release_on_exit" => "hold, release on leaving, come back: the seat is there again",
         _ => return None,
@@ -40,35 +42,79 @@ pub fn summary(name: &str) -> Option<&'static str> {
 /// The program of defence `name` for `seats`, or `None` for an unknown name.
 pub fn program(name: &str, seats: &[String]) -> Option<Vec<Op>> {
     let seats = seats.to_vec();
-    let read = || Op::Read { seats: seats.clone() };
-    let book_write = || Op::Write { seats: seats.clone(), status: SeatStatus::Booked };
+    let read = || Op::Read {
+        seats: seats.clone(),
+    };
+    let book_write = || Op::Write {
+        seats: seats.clone(),
+        status: SeatStatus::Booked,
+    };
     let in_tx = |isolation: Isolation, body: Vec<Op>| {
         let mut ops = vec![Op::Begin { isolation }];
         ops.extend(body);
         ops.push(Op::Commit);
         ops
     };
-    let hold = || Op::Hold { seats: seats.clone(), attempt: None, now: None };
+    let hold = || Op::Hold {
+        seats: seats.clone(),
+        attempt: None,
+        now: None,
+    };
     Some(match name {
         "check_then_act" => vec![read(), book_write()],
         "transaction" => in_tx(Isolation::ReadCommitted, vec![read(), book_write()]),
         "repeatable_read" => in_tx(Isolation::RepeatableRead, vec![read(), book_write()]),
         "serializable" => in_tx(Isolation::Serializable, vec![read(), book_write()]),
-        "atomic_update" => vec![Op::Claim { seats: seats.clone(), now: None }],
+        "atomic_update" => vec![Op::Claim {
+            seats: seats.clone(),
+            now: None,
+        }],
         "lock_row" => in_tx(
             Isolation::ReadCommitted,
-            vec![Op::Lock { seats: seats.clone(), wait: Wait::Wait }, book_write()],
+            vec![
+                Op::Lock {
+                    seats: seats.clone(),
+                    wait: Wait::Wait,
+                },
+                book_write(),
+            ],
         ),
         "lock_nowait" => in_tx(
             Isolation::ReadCommitted,
-            vec![Op::Lock { seats: seats.clone(), wait: Wait::Nowait }, Op::Write { seats: seats.clone(), status: SeatStatus::Held }],
+            vec![
+                Op::Lock {
+                    seats: seats.clone(),
+                    wait: Wait::Nowait,
+                },
+                Op::Write {
+                    seats: seats.clone(),
+                    status: SeatStatus::Held,
+                },
+            ],
         ),
         "skip_locked" => in_tx(
             Isolation::ReadCommitted,
-            vec![Op::Lock { seats: seats.clone(), wait: Wait::SkipLocked }, book_write()],
+            vec![
+                Op::Lock {
+                    seats: seats.clone(),
+                    wait: Wait::SkipLocked,
+                },
+                book_write(),
+            ],
         ),
-        "unique_constraint" => vec![read(), Op::Book { seats: seats.clone() }],
-        "hold_confirm" => vec![hold(), Op::Pay { outcome: Default::default() }, Op::Confirm { now: None }],
+        "unique_constraint" => vec![
+            read(),
+            Op::Book {
+                seats: seats.clone(),
+            },
+        ],
+        "hold_confirm" => vec![
+            hold(),
+            Op::Pay {
+                outcome: Default::default(),
+            },
+            Op::Confirm { now: None },
+        ],
         "expiry_only" => vec![hold(), hold()],
         "release_on_exit" => vec![hold(), Op::Release, hold()],
         _ => return None,
@@ -82,7 +128,10 @@ mod tests {
     #[test]
     fn every_named_defence_has_a_program_and_a_summary() {
         for name in NAMES {
-            assert!(program(name, &["A7".to_string()]).is_some_and(|p| !p.is_empty()), "{name}");
+            assert!(
+                program(name, &["A7".to_string()]).is_some_and(|p| !p.is_empty()),
+                "{name}"
+            );
             assert!(summary(name).is_some(), "{name}");
         }
         assert!(program("optimism", &["A7".to_string()]).is_none());

@@ -41,7 +41,11 @@ pub struct Exploration {
 impl Exploration {
     /// Orders whose verdict is a double booking.
     pub fn double_booked(&self) -> u64 {
-        self.groups.iter().filter(|g| g.verdict.double_booked).map(|g| g.count).sum()
+        self.groups
+            .iter()
+            .filter(|g| g.verdict.double_booked)
+            .map(|g| g.count)
+            .sum()
     }
 
     /// The first group with a double booking: a counterexample to jump to.
@@ -52,14 +56,25 @@ impl Exploration {
 
 /// Calls `visit` with every feasible order (as actor indices) and its finished engine, depth
 /// first, until `limit` orders were visited. Returns whether it covered them all.
-pub fn for_each_order<'s>(schedule: &'s Schedule, limit: u64, mut visit: impl FnMut(&[usize], Engine<'s>)) -> bool {
+pub fn for_each_order<'s>(
+    schedule: &'s Schedule,
+    limit: u64,
+    mut visit: impl FnMut(&[usize], Engine<'s>),
+) -> bool {
     let mut remaining = vec![0usize; schedule.actors().len()];
     for &a in &schedule.full_multiset() {
         remaining[a] += 1;
     }
     let mut path = Vec::with_capacity(remaining.iter().sum());
     let mut visited = 0u64;
-    walk(Engine::new(schedule), &mut remaining, &mut path, limit, &mut visited, &mut visit)
+    walk(
+        Engine::new(schedule),
+        &mut remaining,
+        &mut path,
+        limit,
+        &mut visited,
+        &mut visit,
+    )
 }
 
 fn walk<'s>(
@@ -71,7 +86,9 @@ fn walk<'s>(
     visit: &mut impl FnMut(&[usize], Engine<'s>),
 ) -> bool {
     let runnable: Vec<usize> = (0..remaining.len())
-        .filter(|&a| remaining[a] > 0 && !matches!(engine.blocked(a), Some(Blocked::Waiting { .. })))
+        .filter(|&a| {
+            remaining[a] > 0 && !matches!(engine.blocked(a), Some(Blocked::Waiting { .. }))
+        })
         .collect();
     if runnable.is_empty() {
         if *visited >= limit {
@@ -85,8 +102,13 @@ fn walk<'s>(
     let mut engine = Some(engine);
     for (n, &a) in runnable.iter().enumerate() {
         // The last branch takes the engine itself instead of a clone.
-        let mut next = if n == last { engine.take().expect("engine kept for the last branch") } else { engine.as_ref().expect("engine").clone() };
-        next.step(a).expect("a runnable actor can always be stepped");
+        let mut next = if n == last {
+            engine.take().expect("engine kept for the last branch")
+        } else {
+            engine.as_ref().expect("engine").clone()
+        };
+        next.step(a)
+            .expect("a runnable actor can always be stepped");
         remaining[a] -= 1;
         path.push(a);
         let done = walk(next, remaining, path, limit, visited, visit);
@@ -122,13 +144,25 @@ pub fn explore(schedule: &Schedule, limit: u64) -> Exploration {
                 verdict: key.0,
                 stop: key.1,
                 count: 0,
-                example: path.iter().map(|&a| schedule.actors()[a].name.clone()).collect(),
+                example: path
+                    .iter()
+                    .map(|&a| schedule.actors()[a].name.clone())
+                    .collect(),
             })
             .count += 1;
     });
     let mut groups: Vec<Group> = groups.into_values().collect();
-    groups.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.example.cmp(&b.example)));
-    Exploration { orders: count, complete, permutations: permutations(schedule), groups }
+    groups.sort_by(|a, b| {
+        b.count
+            .cmp(&a.count)
+            .then_with(|| a.example.cmp(&b.example))
+    });
+    Exploration {
+        orders: count,
+        complete,
+        permutations: permutations(schedule),
+        groups,
+    }
 }
 
 /// The multinomial coefficient of the programs' lengths (saturating).
@@ -148,7 +182,12 @@ pub fn permutations(schedule: &Schedule) -> u64 {
 }
 
 /// How the buyers who ended with no seat were stopped, in a few words.
-pub fn stop_label(schedule: &Schedule, trace: &Trace, seats: &BTreeMap<String, SeatOutcome>, verdict: &Verdict) -> String {
+pub fn stop_label(
+    schedule: &Schedule,
+    trace: &Trace,
+    seats: &BTreeMap<String, SeatOutcome>,
+    verdict: &Verdict,
+) -> String {
     if verdict.double_booked {
         return "not stopped".to_string();
     }
@@ -169,20 +208,42 @@ pub fn stop_label(schedule: &Schedule, trace: &Trace, seats: &BTreeMap<String, S
 }
 
 fn how_stopped(trace: &Trace, actor: &Actor) -> Option<String> {
-    let mine: Vec<_> = trace.entries.iter().filter(|e| e.actor == actor.name).collect();
+    let mine: Vec<_> = trace
+        .entries
+        .iter()
+        .filter(|e| e.actor == actor.name)
+        .collect();
     let waited = mine.iter().any(|e| !e.waited_for.is_empty());
-    let how = mine.iter().find_map(|e| match (&actor.program[e.op_index], &e.result) {
-        (_, Some(StepResult::Error { code, .. })) => Some(format!("error {code}")),
-        (_, Some(StepResult::Skipped)) => Some("skipped: it remembered the seat as taken".to_string()),
-        (_, Some(StepResult::Answer { answer })) if *answer != Answer::Held && *answer != Answer::Issued && *answer != Answer::Duplicate && *answer != Answer::Released => {
-            Some(format!("answered {}", answer.as_str()))
-        }
-        (Op::Claim { seats, .. } | Op::Write { seats, .. } | Op::Lock { seats, .. }, Some(StepResult::Ok { rows: Some(n) }))
-            if (*n as usize) < seats.len() =>
-        {
-            Some(if matches!(actor.program[e.op_index], Op::Lock { .. }) { "locked fewer rows".to_string() } else { "updated no rows".to_string() })
-        }
-        _ => None,
-    })?;
-    Some(if waited { format!("waited, then {how}") } else { how })
+    let how = mine
+        .iter()
+        .find_map(|e| match (&actor.program[e.op_index], &e.result) {
+            (_, Some(StepResult::Error { code, .. })) => Some(format!("error {code}")),
+            (_, Some(StepResult::Skipped)) => {
+                Some("skipped: it remembered the seat as taken".to_string())
+            }
+            (_, Some(StepResult::Answer { answer }))
+                if *answer != Answer::Held
+                    && *answer != Answer::Issued
+                    && *answer != Answer::Duplicate
+                    && *answer != Answer::Released =>
+            {
+                Some(format!("answered {}", answer.as_str()))
+            }
+            (
+                Op::Claim { seats, .. } | Op::Write { seats, .. } | Op::Lock { seats, .. },
+                Some(StepResult::Ok { rows: Some(n) }),
+            ) if (*n as usize) < seats.len() => {
+                Some(if matches!(actor.program[e.op_index], Op::Lock { .. }) {
+                    "locked fewer rows".to_string()
+                } else {
+                    "updated no rows".to_string()
+                })
+            }
+            _ => None,
+        })?;
+    Some(if waited {
+        format!("waited, then {how}")
+    } else {
+        how
+    })
 }

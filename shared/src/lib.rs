@@ -13,5 +13,5 @@ pub use outcome::{Outcome, StepResult, Trace};
 pub use schedule::{Schedule, ScheduleError};
 pub mod assess;
 pub mod engine;
-pub mod scenarios;
 pub mod explorer;
+pub mod scenarios;

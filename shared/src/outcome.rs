@@ -226,12 +226,18 @@ pub struct Outcome {
 impl Outcome {
     /// The final committed tables.
     pub fn final_tables(&self) -> &Tables {
-        self.entries.last().map(|e| &e.trace.tables).unwrap_or(&self.initial)
+        self.entries
+            .last()
+            .map(|e| &e.trace.tables)
+            .unwrap_or(&self.initial)
     }
 
     /// seat → actors told they got it, at the end.
     pub fn told(&self) -> BTreeMap<String, Vec<String>> {
-        self.seats.iter().map(|(seat, s)| (seat.clone(), s.told.clone())).collect()
+        self.seats
+            .iter()
+            .map(|(seat, s)| (seat.clone(), s.told.clone()))
+            .collect()
     }
 
     pub fn steps(&self) -> Vec<String> {

@@ -25,7 +25,13 @@ impl BuiltIn {
 
 macro_rules! builtin {
     ($id:literal, $chapter:literal, $title:literal, $goal:literal) => {
-        ($id, $chapter, $title, $goal, include_str!(concat!("../scenarios/", $id, ".json")))
+        (
+            $id,
+            $chapter,
+            $title,
+            $goal,
+            include_str!(concat!("../scenarios/", $id, ".json")),
+        )
     };
 }
 

@@ -71,7 +71,9 @@ pub struct SeatSpec {
 }
 
 /// The stored status of a seat row.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
 #[serde(rename_all = "UPPERCASE")]
 pub enum SeatStatus {
     #[default]
@@ -296,7 +298,10 @@ impl Op {
 
     /// One-call operations run as their own transaction and may not sit inside `begin`.
     pub fn is_one_call(&self) -> bool {
-        matches!(self, Op::Hold { .. } | Op::Confirm { .. } | Op::Release | Op::Pay { .. })
+        matches!(
+            self,
+            Op::Hold { .. } | Op::Confirm { .. } | Op::Release | Op::Pay { .. }
+        )
     }
 
     pub fn is_clock_op(&self) -> bool {
@@ -343,7 +348,10 @@ pub struct ScheduleError {
 
 impl ScheduleError {
     pub fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
-        ScheduleError { field: field.into(), message: message.into() }
+        ScheduleError {
+            field: field.into(),
+            message: message.into(),
+        }
     }
 }
 
@@ -373,7 +381,11 @@ impl Schedule {
         let file: ScheduleFile = serde_json::from_str(text).map_err(|e| {
             ScheduleError::new(
                 "schedule",
-                format!("not a valid schedule file (line {}, column {}): {e}", e.line(), e.column()),
+                format!(
+                    "not a valid schedule file (line {}, column {}): {e}",
+                    e.line(),
+                    e.column()
+                ),
             )
         })?;
         Schedule::parse(file)
@@ -384,17 +396,26 @@ impl Schedule {
         if file.version != 1 {
             return Err(ScheduleError::new(
                 "version",
-                format!("version {} is not supported; this is format version 1: write \"version\": 1", file.version),
+                format!(
+                    "version {} is not supported; this is format version 1: write \"version\": 1",
+                    file.version
+                ),
             ));
         }
         let scenario = parse_scenario(file.scenario)?;
         if file.actors.is_empty() {
-            return Err(ScheduleError::new("actors", "no actors: give at least one buyer and its program"));
+            return Err(ScheduleError::new(
+                "actors",
+                "no actors: give at least one buyer and its program",
+            ));
         }
         if file.actors.len() > MAX_ACTORS {
             return Err(ScheduleError::new(
                 "actors",
-                format!("{} actors is more than the limit of {MAX_ACTORS}", file.actors.len()),
+                format!(
+                    "{} actors is more than the limit of {MAX_ACTORS}",
+                    file.actors.len()
+                ),
             ));
         }
         let seat_ids: Vec<&str> = scenario.seats.iter().map(|s| s.id.as_str()).collect();
@@ -408,15 +429,35 @@ impl Schedule {
                 check_name(&format!("scenario.seats.{}.holder", seat.id), holder)?;
             }
         }
-        let order = if file.order.is_empty() { round_robin(&actors) } else { parse_order(&file.order, &actors)? };
-        let holders: Vec<&str> = scenario.seats.iter().filter_map(|s| s.holder.as_deref()).collect();
-        let expect = file.expect.map(|e| check_expect(e, &actors, &holders, &seat_ids, order.len())).transpose()?;
-        Ok(Schedule { name: file.name, scenario, actors, order, expect })
+        let order = if file.order.is_empty() {
+            round_robin(&actors)
+        } else {
+            parse_order(&file.order, &actors)?
+        };
+        let holders: Vec<&str> = scenario
+            .seats
+            .iter()
+            .filter_map(|s| s.holder.as_deref())
+            .collect();
+        let expect = file
+            .expect
+            .map(|e| check_expect(e, &actors, &holders, &seat_ids, order.len()))
+            .transpose()?;
+        Ok(Schedule {
+            name: file.name,
+            scenario,
+            actors,
+            order,
+            expect,
+        })
     }
 
     /// Builds a schedule from parts already validated elsewhere (the explorer's reorderings).
     pub fn with_order(&self, order: Vec<usize>) -> Schedule {
-        Schedule { order, ..self.clone() }
+        Schedule {
+            order,
+            ..self.clone()
+        }
     }
 
     pub fn name(&self) -> &str {
@@ -458,11 +499,19 @@ impl Schedule {
                 .actors
                 .iter()
                 .map(|a| {
-                    let ops = a.program.iter().map(|op| serde_json::to_value(op).expect("ops serialise")).collect();
+                    let ops = a
+                        .program
+                        .iter()
+                        .map(|op| serde_json::to_value(op).expect("ops serialise"))
+                        .collect();
                     (a.name.clone(), ProgramSpec::Ops(ops))
                 })
                 .collect(),
-            order: self.order.iter().map(|&i| self.actors[i].name.clone()).collect(),
+            order: self
+                .order
+                .iter()
+                .map(|&i| self.actors[i].name.clone())
+                .collect(),
             expect: self.expect.clone(),
         }
     }
@@ -477,25 +526,40 @@ fn parse_scenario(mut scenario: Scenario) -> Result<Scenario, ScheduleError> {
     if !(1..=1440).contains(&scenario.hold_minutes) {
         return Err(ScheduleError::new(
             "scenario.hold_minutes",
-            format!("{} is out of range: give a hold length between 1 and 1440 minutes", scenario.hold_minutes),
+            format!(
+                "{} is out of range: give a hold length between 1 and 1440 minutes",
+                scenario.hold_minutes
+            ),
         ));
     }
     if !(0..=MAX_MINUTES).contains(&scenario.clock) {
         return Err(ScheduleError::new(
             "scenario.clock",
-            format!("{} is out of range: the clock starts between minute 0 and {MAX_MINUTES}", scenario.clock),
+            format!(
+                "{} is out of range: the clock starts between minute 0 and {MAX_MINUTES}",
+                scenario.clock
+            ),
         ));
     }
     if !(1..=i64::from(i32::MAX)).contains(&scenario.show) {
-        return Err(ScheduleError::new("scenario.show", "the show id must be a positive number"));
+        return Err(ScheduleError::new(
+            "scenario.show",
+            "the show id must be a positive number",
+        ));
     }
     if scenario.seats.is_empty() {
-        return Err(ScheduleError::new("scenario.seats", "no seats: give at least one, e.g. {\"id\": \"A7\"}"));
+        return Err(ScheduleError::new(
+            "scenario.seats",
+            "no seats: give at least one, e.g. {\"id\": \"A7\"}",
+        ));
     }
     if scenario.seats.len() > MAX_SEATS {
         return Err(ScheduleError::new(
             "scenario.seats",
-            format!("{} seats is more than the limit of {MAX_SEATS}", scenario.seats.len()),
+            format!(
+                "{} seats is more than the limit of {MAX_SEATS}",
+                scenario.seats.len()
+            ),
         ));
     }
     for (i, seat) in scenario.seats.iter().enumerate() {
@@ -519,7 +583,10 @@ fn parse_scenario(mut scenario: Scenario) -> Result<Scenario, ScheduleError> {
             }
         }
         if scenario.seats[..i].iter().any(|s| s.id == seat.id) {
-            return Err(ScheduleError::new(format!("{field}.id"), format!("seat {} is listed twice", seat.id)));
+            return Err(ScheduleError::new(
+                format!("{field}.id"),
+                format!("seat {} is listed twice", seat.id),
+            ));
         }
     }
     scenario.seats.sort_by(|a, b| a.id.cmp(&b.id));
@@ -531,14 +598,19 @@ fn check_seat_id(field: &str, id: &str) -> Result<(), ScheduleError> {
     if ok {
         Ok(())
     } else {
-        Err(ScheduleError::new(field, format!("{id:?} is not a seat id: use 1 to 8 letters and digits, e.g. \"A7\"")))
+        Err(ScheduleError::new(
+            field,
+            format!("{id:?} is not a seat id: use 1 to 8 letters and digits, e.g. \"A7\""),
+        ))
     }
 }
 
 fn check_name(field: &str, name: &str) -> Result<(), ScheduleError> {
     let ok = !name.is_empty()
         && name.len() <= 16
-        && name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
     if ok {
         Ok(())
     } else {
@@ -553,7 +625,12 @@ fn check_actor_name(name: &str) -> Result<(), ScheduleError> {
     check_name(&format!("actors.{name}"), name)
 }
 
-fn parse_actor(name: &str, spec: ProgramSpec, scenario: &Scenario, seat_ids: &[&str]) -> Result<Actor, ScheduleError> {
+fn parse_actor(
+    name: &str,
+    spec: ProgramSpec,
+    scenario: &Scenario,
+    seat_ids: &[&str],
+) -> Result<Actor, ScheduleError> {
     let field = format!("actors.{name}");
     let (raw, defence) = match spec {
         ProgramSpec::Ops(values) => {
@@ -568,7 +645,10 @@ fn parse_actor(name: &str, spec: ProgramSpec, scenario: &Scenario, seat_ids: &[&
             let ops = defences::program(&defence, &seats).ok_or_else(|| {
                 ScheduleError::new(
                     format!("{field}.defence"),
-                    format!("unknown defence {defence:?}: choose one of {}", defences::NAMES.join(", ")),
+                    format!(
+                        "unknown defence {defence:?}: choose one of {}",
+                        defences::NAMES.join(", ")
+                    ),
                 )
             })?;
             (ops, Some(defence))
@@ -577,7 +657,10 @@ fn parse_actor(name: &str, spec: ProgramSpec, scenario: &Scenario, seat_ids: &[&
     if raw.len() > MAX_OPS_PER_ACTOR {
         return Err(ScheduleError::new(
             field,
-            format!("{} operations is more than the limit of {MAX_OPS_PER_ACTOR}", raw.len()),
+            format!(
+                "{} operations is more than the limit of {MAX_OPS_PER_ACTOR}",
+                raw.len()
+            ),
         ));
     }
     let mut program = Vec::with_capacity(raw.len());
@@ -592,7 +675,11 @@ fn parse_actor(name: &str, spec: ProgramSpec, scenario: &Scenario, seat_ids: &[&
         }
         program.push(op);
     }
-    Ok(Actor { name: name.to_string(), program, defence })
+    Ok(Actor {
+        name: name.to_string(),
+        program,
+        defence,
+    })
 }
 
 fn parse_op(field: &str, value: serde_json::Value) -> Result<Op, ScheduleError> {
@@ -612,44 +699,78 @@ fn parse_op(field: &str, value: serde_json::Value) -> Result<Op, ScheduleError> 
     })
 }
 
-fn check_op(field: &str, actor: &str, op: &mut Op, seat_ids: &[&str], in_tx: bool) -> Result<(), ScheduleError> {
+fn check_op(
+    field: &str,
+    actor: &str,
+    op: &mut Op,
+    seat_ids: &[&str],
+    in_tx: bool,
+) -> Result<(), ScheduleError> {
     let is_clock = actor == CLOCK;
     if is_clock && !op.is_clock_op() {
         return Err(ScheduleError::new(
             format!("{field}.op"),
-            format!("the clock actor runs only advance and sweep, not {}", op.name()),
+            format!(
+                "the clock actor runs only advance and sweep, not {}",
+                op.name()
+            ),
         ));
     }
     if !is_clock && op.is_clock_op() {
         return Err(ScheduleError::new(
             format!("{field}.op"),
-            format!("{} is a clock operation: give it to the actor \"clock\"", op.name()),
+            format!(
+                "{} is a clock operation: give it to the actor \"clock\"",
+                op.name()
+            ),
         ));
     }
     match op {
         Op::Begin { .. } if in_tx => {
-            return Err(ScheduleError::new(field, "begin inside an open transaction: commit or roll back first"))
+            return Err(ScheduleError::new(
+                field,
+                "begin inside an open transaction: commit or roll back first",
+            ))
         }
         Op::Commit | Op::Rollback if !in_tx => {
-            return Err(ScheduleError::new(field, format!("{} without begin: add a begin before it", op.name())))
+            return Err(ScheduleError::new(
+                field,
+                format!("{} without begin: add a begin before it", op.name()),
+            ))
         }
         op if op.is_one_call() && in_tx => {
             return Err(ScheduleError::new(
                 field,
-                format!("{} is one call with its own transaction: move it outside begin … commit", op.name()),
+                format!(
+                    "{} is one call with its own transaction: move it outside begin … commit",
+                    op.name()
+                ),
             ))
         }
         Op::Advance { minutes } if !(0..=MAX_MINUTES).contains(minutes) => {
             return Err(ScheduleError::new(
                 format!("{field}.minutes"),
-                format!("{minutes} is out of range: advance the clock by 0 to {MAX_MINUTES} minutes"),
+                format!(
+                    "{minutes} is out of range: advance the clock by 0 to {MAX_MINUTES} minutes"
+                ),
             ))
         }
-        Op::Write { status: SeatStatus::Available, .. } => {
-            return Err(ScheduleError::new(format!("{field}.status"), "a write sets HELD or BOOKED, not AVAILABLE"))
+        Op::Write {
+            status: SeatStatus::Available,
+            ..
+        } => {
+            return Err(ScheduleError::new(
+                format!("{field}.status"),
+                "a write sets HELD or BOOKED, not AVAILABLE",
+            ))
         }
-        Op::Hold { attempt: Some(a), .. } => {
-            let ok = !a.is_empty() && a.len() <= 16 && a.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+        Op::Hold {
+            attempt: Some(a), ..
+        } => {
+            let ok = !a.is_empty()
+                && a.len() <= 16
+                && a.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
             if !ok {
                 return Err(ScheduleError::new(
                     format!("{field}.attempt"),
@@ -661,13 +782,19 @@ fn check_op(field: &str, actor: &str, op: &mut Op, seat_ids: &[&str], in_tx: boo
     }
     if let Some(seats) = op.seats_mut() {
         if seats.is_empty() {
-            return Err(ScheduleError::new(format!("{field}.seats"), "no seats: name at least one, e.g. [\"A7\"]"));
+            return Err(ScheduleError::new(
+                format!("{field}.seats"),
+                "no seats: name at least one, e.g. [\"A7\"]",
+            ));
         }
         for seat in seats.iter() {
             if !seat_ids.contains(&seat.as_str()) {
                 return Err(ScheduleError::new(
                     format!("{field}.seats"),
-                    format!("unknown seat {seat:?}: the scenario has {}", seat_ids.join(", ")),
+                    format!(
+                        "unknown seat {seat:?}: the scenario has {}",
+                        seat_ids.join(", ")
+                    ),
                 ));
             }
         }
@@ -679,7 +806,13 @@ fn check_op(field: &str, actor: &str, op: &mut Op, seat_ids: &[&str], in_tx: boo
 
 fn parse_order(order: &[String], actors: &[Actor]) -> Result<Vec<usize>, ScheduleError> {
     if order.len() > MAX_ORDER {
-        return Err(ScheduleError::new("order", format!("{} entries is more than the limit of {MAX_ORDER}", order.len())));
+        return Err(ScheduleError::new(
+            "order",
+            format!(
+                "{} entries is more than the limit of {MAX_ORDER}",
+                order.len()
+            ),
+        ));
     }
     let mut used = vec![0usize; actors.len()];
     let mut out = Vec::with_capacity(order.len());
@@ -688,7 +821,10 @@ fn parse_order(order: &[String], actors: &[Actor]) -> Result<Vec<usize>, Schedul
             let known: Vec<&str> = actors.iter().map(|a| a.name.as_str()).collect();
             return Err(ScheduleError::new(
                 format!("order[{i}]"),
-                format!("unknown actor {name:?}: the actors are {}", known.join(", ")),
+                format!(
+                    "unknown actor {name:?}: the actors are {}",
+                    known.join(", ")
+                ),
             ));
         };
         used[a] += 1;
@@ -711,7 +847,9 @@ fn parse_order(order: &[String], actors: &[Actor]) -> Result<Vec<usize>, Schedul
 /// program has run to its end.
 fn round_robin(actors: &[Actor]) -> Vec<usize> {
     let longest = actors.iter().map(|a| a.program.len()).max().unwrap_or(0);
-    (0..longest).flat_map(|k| (0..actors.len()).filter(move |&i| k < actors[i].program.len())).collect()
+    (0..longest)
+        .flat_map(|k| (0..actors.len()).filter(move |&i| k < actors[i].program.len()))
+        .collect()
 }
 
 fn check_expect(
@@ -734,10 +872,17 @@ fn check_expect(
     for name in expect.unpaid_hold.iter().flatten() {
         known("expect.unpaid_hold", name)?;
     }
-    let seats = expect.told.iter().flat_map(|m| m.keys()).chain(expect.final_seats.iter().flat_map(|m| m.keys()));
+    let seats = expect
+        .told
+        .iter()
+        .flat_map(|m| m.keys())
+        .chain(expect.final_seats.iter().flat_map(|m| m.keys()));
     for seat in seats {
         if !seat_ids.contains(&seat.as_str()) {
-            return Err(ScheduleError::new("expect", format!("unknown seat {seat:?}")));
+            return Err(ScheduleError::new(
+                "expect",
+                format!("unknown seat {seat:?}"),
+            ));
         }
     }
     for (seat, names) in expect.told.iter().flatten() {
@@ -749,7 +894,10 @@ fn check_expect(
         if steps.len() != entries {
             return Err(ScheduleError::new(
                 "expect.steps",
-                format!("{} steps for an order of {entries} entries: give one step per entry", steps.len()),
+                format!(
+                    "{} steps for an order of {entries} entries: give one step per entry",
+                    steps.len()
+                ),
             ));
         }
     }

@@ -10,10 +10,11 @@ pub const SCHEMA_DDL: &str = include_str!("../../migrations/0001_booking.sql");
 /// Session settings of every actor's connection. Index scans only, so that multi-row
 /// statements visit (and lock) seats in key order, as the model does; a short deadlock timeout
 /// that is still far longer than the gap between two entries, so that the transaction that
-/// started waiting first is always the one whose deadlock check fires first.
+/// started waiting first is always the one whose deadlock check fires first; custom plans only,
+/// so that the functions' cached statements never switch to a generic plan after five calls.
 pub const SESSION_SETTINGS: &str = "set enable_seqscan = off; set enable_bitmapscan = off; \
      set deadlock_timeout = '400ms'; set statement_timeout = '20s'; set lock_timeout = 0; \
-     set idle_in_transaction_session_timeout = '60s'";
+     set idle_in_transaction_session_timeout = '60s'; set plan_cache_mode = force_custom_plan";
 
 /// Reads the committed seat rows (for the per-entry snapshots).
 pub const SNAPSHOT_SEATS: &str =
@@ -70,7 +71,10 @@ pub struct Statement {
 
 impl Statement {
     fn new(sql: impl Into<String>, params: Vec<Param>) -> Statement {
-        Statement { sql: sql.into(), params }
+        Statement {
+            sql: sql.into(),
+            params,
+        }
     }
 
     /// The statement with its parameters written in, ready to paste into psql.
@@ -104,7 +108,9 @@ pub struct Context<'a> {
 /// attempt reuses the id, so the database can recognise it.
 pub fn hold_id(actor: &str, op_index: usize, op: &Op) -> String {
     match op {
-        Op::Hold { attempt: Some(a), .. } => format!("{actor}:{a}"),
+        Op::Hold {
+            attempt: Some(a), ..
+        } => format!("{actor}:{a}"),
         _ => format!("{actor}:{}", op_index + 1),
     }
 }
@@ -213,6 +219,9 @@ mod tests {
     #[test]
     fn text_is_quoted_for_psql() {
         assert_eq!(Param::Text("o'neil".into()).literal(), "'o''neil'");
-        assert_eq!(Param::TextArray(vec!["A7".into(), "A8".into()]).literal(), "'{A7,A8}'::text[]");
+        assert_eq!(
+            Param::TextArray(vec!["A7".into(), "A8".into()]).literal(),
+            "'{A7,A8}'::text[]"
+        );
     }
 }

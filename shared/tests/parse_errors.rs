@@ -25,7 +25,8 @@ fn a_file_that_is_not_json_names_the_line_and_column() {
 
 #[test]
 fn an_unsupported_version_says_which_one_to_write() {
-    let json = with_actors(r#"{"adam": [{"op": "read", "seats": ["A7"]}]}"#, "[]").replace("\"version\": 1", "\"version\": 2");
+    let json = with_actors(r#"{"adam": [{"op": "read", "seats": ["A7"]}]}"#, "[]")
+        .replace("\"version\": 1", "\"version\": 2");
     let (field, message) = error_of(&json);
     assert_eq!(field, "version");
     assert!(message.contains("\"version\": 1"), "{message}");
@@ -33,35 +34,59 @@ fn an_unsupported_version_says_which_one_to_write() {
 
 #[test]
 fn an_unknown_op_names_its_place_and_lists_the_known_ones() {
-    let (field, message) = error_of(&with_actors(r#"{"adam": [{"op": "grab", "seats": ["A7"]}]}"#, "[]"));
+    let (field, message) = error_of(&with_actors(
+        r#"{"adam": [{"op": "grab", "seats": ["A7"]}]}"#,
+        "[]",
+    ));
     assert_eq!(field, "actors.adam[0].op");
-    assert!(message.contains("unknown op \"grab\"") && message.contains("claim"), "{message}");
+    assert!(
+        message.contains("unknown op \"grab\"") && message.contains("claim"),
+        "{message}"
+    );
 }
 
 #[test]
 fn a_misspelt_argument_is_refused_rather_than_ignored() {
-    let (field, message) = error_of(&with_actors(r#"{"adam": [{"op": "read", "seat": ["A7"]}]}"#, "[]"));
+    let (field, message) = error_of(&with_actors(
+        r#"{"adam": [{"op": "read", "seat": ["A7"]}]}"#,
+        "[]",
+    ));
     assert_eq!(field, "actors.adam[0]");
     assert!(message.contains("seat"), "{message}");
 }
 
 #[test]
 fn an_unknown_seat_lists_the_scenario_seats() {
-    let (field, message) = error_of(&with_actors(r#"{"adam": [{"op": "claim", "seats": ["Z9"]}]}"#, "[]"));
+    let (field, message) = error_of(&with_actors(
+        r#"{"adam": [{"op": "claim", "seats": ["Z9"]}]}"#,
+        "[]",
+    ));
     assert_eq!(field, "actors.adam[0].seats");
-    assert!(message.contains("Z9") && message.contains("A7, A8"), "{message}");
+    assert!(
+        message.contains("Z9") && message.contains("A7, A8"),
+        "{message}"
+    );
 }
 
 #[test]
 fn an_unknown_actor_in_the_order_lists_the_actors() {
-    let (field, message) = error_of(&with_actors(r#"{"adam": [{"op": "read", "seats": ["A7"]}]}"#, r#"["adam", "omar"]"#));
+    let (field, message) = error_of(&with_actors(
+        r#"{"adam": [{"op": "read", "seats": ["A7"]}]}"#,
+        r#"["adam", "omar"]"#,
+    ));
     assert_eq!(field, "order[1]");
-    assert!(message.contains("\"omar\"") && message.contains("adam"), "{message}");
+    assert!(
+        message.contains("\"omar\"") && message.contains("adam"),
+        "{message}"
+    );
 }
 
 #[test]
 fn an_order_longer_than_a_program_says_so() {
-    let (field, message) = error_of(&with_actors(r#"{"adam": [{"op": "read", "seats": ["A7"]}]}"#, r#"["adam", "adam"]"#));
+    let (field, message) = error_of(&with_actors(
+        r#"{"adam": [{"op": "read", "seats": ["A7"]}]}"#,
+        r#"["adam", "adam"]"#,
+    ));
     assert_eq!(field, "order[1]");
     assert!(message.contains("only 1 operations"), "{message}");
 }
@@ -77,24 +102,34 @@ fn an_unknown_defence_lists_the_defences() {
 fn commit_without_begin_and_one_call_ops_inside_a_transaction_are_refused() {
     let (field, _) = error_of(&with_actors(r#"{"adam": [{"op": "commit"}]}"#, "[]"));
     assert_eq!(field, "actors.adam[0]");
-    let (field, message) =
-        error_of(&with_actors(r#"{"adam": [{"op": "begin"}, {"op": "hold", "seats": ["A7"]}, {"op": "commit"}]}"#, "[]"));
+    let (field, message) = error_of(&with_actors(
+        r#"{"adam": [{"op": "begin"}, {"op": "hold", "seats": ["A7"]}, {"op": "commit"}]}"#,
+        "[]",
+    ));
     assert_eq!(field, "actors.adam[1]");
     assert!(message.contains("own transaction"), "{message}");
 }
 
 #[test]
 fn clock_operations_belong_to_the_clock_actor_only() {
-    let (field, message) = error_of(&with_actors(r#"{"adam": [{"op": "advance", "minutes": 5}]}"#, "[]"));
+    let (field, message) = error_of(&with_actors(
+        r#"{"adam": [{"op": "advance", "minutes": 5}]}"#,
+        "[]",
+    ));
     assert_eq!(field, "actors.adam[0].op");
     assert!(message.contains("\"clock\""), "{message}");
-    let (field, _) = error_of(&with_actors(r#"{"clock": [{"op": "read", "seats": ["A7"]}]}"#, "[]"));
+    let (field, _) = error_of(&with_actors(
+        r#"{"clock": [{"op": "read", "seats": ["A7"]}]}"#,
+        "[]",
+    ));
     assert_eq!(field, "actors.clock[0].op");
 }
 
 #[test]
 fn too_many_actors_are_refused_with_the_limit() {
-    let actors: Vec<String> = (0..9).map(|i| format!(r#""b{i}": [{{"op": "read", "seats": ["A7"]}}]"#)).collect();
+    let actors: Vec<String> = (0..9)
+        .map(|i| format!(r#""b{i}": [{{"op": "read", "seats": ["A7"]}}]"#))
+        .collect();
     let (field, message) = error_of(&with_actors(&format!("{{{}}}", actors.join(",")), "[]"));
     assert_eq!(field, "actors");
     assert!(message.contains("limit of 8"), "{message}");
@@ -105,14 +140,20 @@ fn a_held_seat_needs_a_holder_and_a_deadline() {
     let json = r#"{"version": 1, "scenario": {"seats": [{"id": "A14", "status": "HELD"}]}, "actors": {"a": [{"op": "confirm"}]}}"#;
     let (field, message) = error_of(json);
     assert_eq!(field, "scenario.seats[0]");
-    assert!(message.contains("holder") && message.contains("until"), "{message}");
+    assert!(
+        message.contains("holder") && message.contains("until"),
+        "{message}"
+    );
 }
 
 #[test]
 fn a_bad_seat_id_or_actor_name_says_what_is_allowed() {
     let json = r#"{"version": 1, "scenario": {"seats": [{"id": "A 7"}]}, "actors": {"a": [{"op": "confirm"}]}}"#;
     assert_eq!(error_of(json).0, "scenario.seats[0].id");
-    let (field, message) = error_of(&with_actors(r#"{"Adam": [{"op": "read", "seats": ["A7"]}]}"#, "[]"));
+    let (field, message) = error_of(&with_actors(
+        r#"{"Adam": [{"op": "read", "seats": ["A7"]}]}"#,
+        "[]",
+    ));
     assert_eq!(field, "actors.Adam");
     assert!(message.contains("lowercase"), "{message}");
 }
@@ -129,12 +170,18 @@ fn expect_steps_must_match_the_order_length() {
 
 #[test]
 fn a_valid_file_parses_with_seats_sorted_and_defaults_filled() {
-    let json = with_actors(r#"{"adam": [{"op": "claim", "seats": ["A8", "A7", "A8"]}], "omar": {"defence": "atomic_update"}}"#, "[]");
+    let json = with_actors(
+        r#"{"adam": [{"op": "claim", "seats": ["A8", "A7", "A8"]}], "omar": {"defence": "atomic_update"}}"#,
+        "[]",
+    );
     let schedule = Schedule::parse_json(&json).expect("valid");
     assert_eq!(schedule.actors()[0].program[0].seats(), ["A7", "A8"]);
     assert_eq!(schedule.scenario().show, 501);
     assert_eq!(schedule.scenario().hold_minutes, 10);
     // No order given: one operation of each actor in turn.
     assert_eq!(schedule.order(), [0, 1]);
-    assert_eq!(schedule.actors()[1].defence.as_deref(), Some("atomic_update"));
+    assert_eq!(
+        schedule.actors()[1].defence.as_deref(),
+        Some("atomic_update")
+    );
 }

@@ -12,8 +12,10 @@ use shared::schedule::{Isolation, Op, ScheduleFile, SeatStatus, Wait};
 use shared::Schedule;
 
 fn two_or_three_buyers(defence: &str, buyers: &[&str], seats: &str) -> Schedule {
-    let actors: Vec<String> =
-        buyers.iter().map(|b| format!(r#""{b}": {{"defence": "{defence}", "seats": {seats}}}"#)).collect();
+    let actors: Vec<String> = buyers
+        .iter()
+        .map(|b| format!(r#""{b}": {{"defence": "{defence}", "seats": {seats}}}"#))
+        .collect();
     let json = format!(
         r#"{{"version": 1, "scenario": {{"seats": [{{"id": "A7"}}, {{"id": "A8"}}, {{"id": "A9"}}]}}, "actors": {{{}}}}}"#,
         actors.join(",")
@@ -23,14 +25,31 @@ fn two_or_three_buyers(defence: &str, buyers: &[&str], seats: &str) -> Schedule 
 
 #[test]
 fn no_correct_defence_ever_double_books_whatever_the_order() {
-    let correct = ["repeatable_read", "serializable", "atomic_update", "lock_row", "lock_nowait", "unique_constraint", "hold_confirm"];
+    let correct = [
+        "repeatable_read",
+        "serializable",
+        "atomic_update",
+        "lock_row",
+        "lock_nowait",
+        "unique_constraint",
+        "hold_confirm",
+    ];
     for defence in correct {
         for buyers in [&["adam", "omar"][..], &["adam", "omar", "zoe"][..]] {
             let schedule = two_or_three_buyers(defence, buyers, r#"["A7"]"#);
             let exploration = explore(&schedule, 1_000_000);
             assert!(exploration.complete, "{defence}: search was cut short");
-            assert!(exploration.orders > 1, "{defence}: explored {}", exploration.orders);
-            assert_eq!(exploration.double_booked(), 0, "{defence} with {buyers:?} double-books: {:?}", exploration.counterexample());
+            assert!(
+                exploration.orders > 1,
+                "{defence}: explored {}",
+                exploration.orders
+            );
+            assert_eq!(
+                exploration.double_booked(),
+                0,
+                "{defence} with {buyers:?} double-books: {:?}",
+                exploration.counterexample()
+            );
         }
     }
 }
@@ -38,9 +57,18 @@ fn no_correct_defence_ever_double_books_whatever_the_order() {
 #[test]
 fn check_then_act_and_a_read_committed_transaction_can_double_book() {
     for defence in ["check_then_act", "transaction"] {
-        let exploration = explore(&two_or_three_buyers(defence, &["adam", "omar"], r#"["A7"]"#), 1_000_000);
-        assert!(exploration.double_booked() > 0, "{defence} never double-booked");
-        assert!(exploration.double_booked() < exploration.orders, "{defence} always double-booked");
+        let exploration = explore(
+            &two_or_three_buyers(defence, &["adam", "omar"], r#"["A7"]"#),
+            1_000_000,
+        );
+        assert!(
+            exploration.double_booked() > 0,
+            "{defence} never double-booked"
+        );
+        assert!(
+            exploration.double_booked() < exploration.orders,
+            "{defence} always double-booked"
+        );
     }
 }
 
@@ -55,8 +83,15 @@ fn all_or_nothing_family_bookings_never_split_a_family() {
     for_each_order(&schedule, 1_000_000, |_, engine| {
         let outcome = assess(&schedule, engine.into_trace());
         for buyer in ["fam", "pair"] {
-            let got: Vec<_> = outcome.seats.iter().filter(|(_, s)| s.told.iter().any(|t| t == buyer)).collect();
-            assert!(got.is_empty() || got.len() == 2, "{buyer} got part of its seats: {got:?}");
+            let got: Vec<_> = outcome
+                .seats
+                .iter()
+                .filter(|(_, s)| s.told.iter().any(|t| t == buyer))
+                .collect();
+            assert!(
+                got.is_empty() || got.len() == 2,
+                "{buyer} got part of its seats: {got:?}"
+            );
         }
     });
 }
@@ -69,20 +104,42 @@ fn seat() -> impl Strategy<Value = Vec<String>> {
 fn program() -> impl Strategy<Value = Vec<Op>> {
     let statement = prop_oneof![
         seat().prop_map(|seats| Op::Read { seats }),
-        (seat(), prop_oneof![Just(Wait::Wait), Just(Wait::Nowait), Just(Wait::SkipLocked)])
+        (
+            seat(),
+            prop_oneof![Just(Wait::Wait), Just(Wait::Nowait), Just(Wait::SkipLocked)]
+        )
             .prop_map(|(seats, wait)| Op::Lock { seats, wait }),
-        (seat(), prop_oneof![Just(SeatStatus::Held), Just(SeatStatus::Booked)]).prop_map(|(seats, status)| Op::Write { seats, status }),
+        (
+            seat(),
+            prop_oneof![Just(SeatStatus::Held), Just(SeatStatus::Booked)]
+        )
+            .prop_map(|(seats, status)| Op::Write { seats, status }),
         seat().prop_map(|seats| Op::Claim { seats, now: None }),
         seat().prop_map(|seats| Op::Book { seats }),
     ];
-    let isolation = prop_oneof![Just(Isolation::ReadCommitted), Just(Isolation::RepeatableRead), Just(Isolation::Serializable)];
+    let isolation = prop_oneof![
+        Just(Isolation::ReadCommitted),
+        Just(Isolation::RepeatableRead),
+        Just(Isolation::Serializable)
+    ];
     let one_call = prop_oneof![
-        seat().prop_map(|seats| Op::Hold { seats, attempt: None, now: None }),
+        seat().prop_map(|seats| Op::Hold {
+            seats,
+            attempt: None,
+            now: None
+        }),
         Just(Op::Confirm { now: None }),
         Just(Op::Release),
-        Just(Op::Pay { outcome: Default::default() }),
+        Just(Op::Pay {
+            outcome: Default::default()
+        }),
     ];
-    (prop::option::of(isolation), prop::collection::vec(statement, 1..3), any::<bool>(), prop::collection::vec(one_call, 0..2))
+    (
+        prop::option::of(isolation),
+        prop::collection::vec(statement, 1..3),
+        any::<bool>(),
+        prop::collection::vec(one_call, 0..2),
+    )
         .prop_map(|(tx, body, commit, tail)| {
             let mut ops = Vec::new();
             if let Some(isolation) = tx {
@@ -100,10 +157,16 @@ fn program() -> impl Strategy<Value = Vec<Op>> {
 fn schedule_of(programs: Vec<Vec<Op>>, advance: bool) -> Schedule {
     let mut actors = serde_json::Map::new();
     for (i, ops) in programs.into_iter().enumerate() {
-        actors.insert(format!("b{i}"), serde_json::to_value(ops).expect("ops serialise"));
+        actors.insert(
+            format!("b{i}"),
+            serde_json::to_value(ops).expect("ops serialise"),
+        );
     }
     if advance {
-        actors.insert("clock".into(), serde_json::json!([{"op": "advance", "minutes": 11}, {"op": "sweep"}]));
+        actors.insert(
+            "clock".into(),
+            serde_json::json!([{"op": "advance", "minutes": 11}, {"op": "sweep"}]),
+        );
     }
     let file: ScheduleFile = serde_json::from_value(serde_json::json!({
         "version": 1,

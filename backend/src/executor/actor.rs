@@ -10,7 +10,7 @@ use shared::sql::{Param, Statement};
 use sqlx::pool::PoolConnection;
 use sqlx::postgres::PgArguments;
 use sqlx::query::Query;
-use sqlx::{Executor, PgConnection, Postgres, Row};
+use sqlx::{Connection, Executor, PgConnection, Postgres, Row};
 use tokio::sync::{mpsc, oneshot};
 
 /// What a statement's answer is read as.
@@ -153,6 +153,12 @@ impl Task {
                     tx,
                 } => {
                     let answer = run(&mut self.conn, &statement, fetch).await;
+                    if let Err(sqlx::Error::Database(_)) = &answer {
+                        // PostgreSQL sends an error before it aborts the transaction and
+                        // releases its locks, and its next ReadyForQuery after: wait for that,
+                        // so that whoever waited on those locks is free once the answer is in.
+                        let _ = self.conn.ping().await;
+                    }
                     self.busy.store(false, Ordering::SeqCst);
                     match (tx, &answer) {
                         (TxEffect::Begins, Ok(_)) => self.in_tx = true,
@@ -216,11 +222,14 @@ fn run<'c>(
                 .execute(conn)
                 .await
                 .map(|r| Raw::Affected(r.rows_affected())),
+            // All rows, not the first: the answer is in only once its (auto)commit is done.
             Fetch::Text => query
-                .fetch_one(conn)
+                .fetch_all(conn)
                 .await
-                .and_then(|row| row.try_get(0))
-                .map(Raw::Text),
+                .and_then(|rows| match rows.first() {
+                    Some(row) => row.try_get(0).map(Raw::Text),
+                    None => Err(sqlx::Error::RowNotFound),
+                }),
             Fetch::Rows => {
                 let rows = query.fetch_all(conn).await?;
                 rows.iter()

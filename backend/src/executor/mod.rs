@@ -20,7 +20,7 @@ use std::time::Duration;
 use shared::{Schedule, ScheduleError, Trace};
 use sqlx::PgPool;
 
-/// The hard bound on one run, setup and clean-up excluded.
+/// The hard bound on one run's set-up and entries (its clean-up has bounds of its own).
 pub const RUN_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Settings of every connection of a run, beside `shared::sql::SESSION_SETTINGS`. Neither
@@ -60,9 +60,18 @@ pub async fn execute_within(
     schedule: &Schedule,
     limit: Duration,
 ) -> Result<Trace, ExecError> {
-    let (mut session, completions) = session::Session::open(pool, schedule).await?;
-    let result = match tokio::time::timeout(
-        limit,
+    let start = tokio::time::Instant::now();
+    let deadline = start + limit;
+    // Set-up counts against the bound too: a run that cannot even start must not hang its
+    // caller (the half-open session cleans itself up when dropped).
+    let (mut session, completions) =
+        match tokio::time::timeout_at(deadline, session::Session::open(pool, schedule)).await {
+            Ok(opened) => opened?,
+            Err(_) => return Err(ExecError::Timeout(limit)),
+        };
+    let opened = start.elapsed();
+    let result = match tokio::time::timeout_at(
+        deadline,
         run::Driver::new(schedule, &mut session, completions).run(),
     )
     .await
@@ -70,6 +79,13 @@ pub async fn execute_within(
         Ok(result) => result,
         Err(_) => Err(ExecError::Timeout(limit)),
     };
+    let ran = start.elapsed();
     session.close().await;
+    tracing::debug!(
+        open_ms = opened.as_secs_f64() * 1e3,
+        run_ms = (ran - opened).as_secs_f64() * 1e3,
+        close_ms = (start.elapsed() - ran).as_secs_f64() * 1e3,
+        "a run on PostgreSQL"
+    );
     result
 }

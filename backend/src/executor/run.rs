@@ -5,6 +5,7 @@ use std::time::Duration;
 use shared::client::{Action, Clients};
 use shared::outcome::{EntryTrace, StepResult, Tables, Trace};
 use shared::schedule::{Op, Schedule, ScheduleError};
+use shared::sql::Statement;
 use tokio::sync::mpsc;
 
 use super::actor::Completion;
@@ -100,7 +101,6 @@ impl<'a> Driver<'a> {
                 return Err(self.still_waiting(k, a, p).into());
             }
             let op_index = self.clients.actors[a].next;
-            let op = &self.schedule.actors()[a].program[op_index];
             self.entries.push(EntryTrace {
                 actor: self.schedule.actors()[a].name.clone(),
                 op_index,
@@ -121,33 +121,8 @@ impl<'a> Driver<'a> {
                     self.entries[k].completed_after = Some(k);
                 }
                 Action::Send(statement) => {
-                    let commit_of_failed =
-                        matches!(op, Op::Commit) && self.clients.commit_of_failed(a);
-                    let autocommit = !self.clients.actors[a].in_tx;
-                    self.clients.sent(self.schedule, a, k);
-                    self.pending[a] = Some(Pending {
-                        entry: k,
-                        op_index,
-                        commit_of_failed,
-                        autocommit,
-                    });
-                    if !self.session.actors[a].send(
-                        statement,
-                        answer::fetch_of(op),
-                        answer::tx_effect_of(op),
-                    ) {
-                        return Err(ExecError::Unexpected(format!(
-                            "the connection of {} is gone",
-                            self.entries[k].actor
-                        )));
-                    }
-                    self.committed = false;
-                    self.quiesce(k).await?;
-                    if self.pending[a].is_some() {
-                        self.entries[k].waited_for = self.names(&self.blockers[a]);
-                    }
                     // The committed tables change only when a transaction that wrote commits.
-                    if self.committed {
+                    if self.send(k, a, statement).await? {
                         tables = monitor::snapshot(self.session.monitor(), show).await?;
                     }
                 }
@@ -158,6 +133,35 @@ impl<'a> Driver<'a> {
             entries: self.entries,
             initial,
         })
+    }
+
+    /// Sends entry `k`, actor `a`'s next statement, and waits for quiescence. Whether something
+    /// committed a change meanwhile.
+    async fn send(&mut self, k: usize, a: usize, statement: Statement) -> Result<bool, ExecError> {
+        let op_index = self.clients.actors[a].next;
+        let op = &self.schedule.actors()[a].program[op_index];
+        let commit_of_failed = matches!(op, Op::Commit) && self.clients.commit_of_failed(a);
+        let autocommit = !self.clients.actors[a].in_tx;
+        self.clients.sent(self.schedule, a, k);
+        self.pending[a] = Some(Pending {
+            entry: k,
+            op_index,
+            commit_of_failed,
+            autocommit,
+        });
+        let (fetch, tx) = (answer::fetch_of(op), answer::tx_effect_of(op));
+        if !self.session.actors[a].send(statement, fetch, tx) {
+            let actor = &self.entries[k].actor;
+            return Err(ExecError::Unexpected(format!(
+                "the connection of {actor} is gone"
+            )));
+        }
+        self.committed = false;
+        self.quiesce(k).await?;
+        if self.pending[a].is_some() {
+            self.entries[k].waited_for = self.names(&self.blockers[a]);
+        }
+        Ok(self.committed)
     }
 
     /// Waits until every statement in flight has answered or is blocked, with no deadlock

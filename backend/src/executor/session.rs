@@ -20,6 +20,8 @@ use super::{monitor, ExecError, RUN_SETTINGS};
 /// How long a clean-up waits for the actors' connections before giving up on them (a statement
 /// that ignores cancellation still ends at `statement_timeout`).
 const CLEANUP_LIMIT: Duration = Duration::from_secs(25);
+/// How long dropping a run's schema may take.
+const DROP_LIMIT: Duration = Duration::from_secs(20);
 /// How often a clean-up cancels again what still runs.
 const CANCEL_EVERY: Duration = Duration::from_millis(50);
 
@@ -96,8 +98,13 @@ impl Session {
         }
         self.monitor = Some(conns.0.remove(0));
         let pids = self.build(&mut conns.0).await?;
-        for (i, (conn, pid)) in std::mem::take(&mut conns.0).into_iter().zip(pids).enumerate() {
-            self.actors.push(ActorConn::spawn(i, conn, pid, completions.clone()));
+        for (i, (conn, pid)) in std::mem::take(&mut conns.0)
+            .into_iter()
+            .zip(pids)
+            .enumerate()
+        {
+            self.actors
+                .push(ActorConn::spawn(i, conn, pid, completions.clone()));
         }
         seed(self.monitor(), schedule).await?;
         Ok(())
@@ -265,7 +272,12 @@ impl Cleanup {
         {
             tracing::warn!(schema = %self.schema, "actor connections did not come back in time");
         }
-        self.drop_schema().await;
+        if tokio::time::timeout(DROP_LIMIT, self.drop_schema())
+            .await
+            .is_err()
+        {
+            tracing::error!(schema = %self.schema, "dropping a run's schema did not finish in time");
+        }
     }
 
     /// Cancels what still runs (again every `CANCEL_EVERY`, in case a cancel arrived before its

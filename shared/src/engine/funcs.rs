@@ -4,10 +4,10 @@
 use crate::outcome::{Answer, StepResult};
 use crate::schedule::SeatStatus;
 
-use super::mvcc::{Row, SeatVal, Table};
+use super::mvcc::{Row, SeatVal, Table, TxId};
 use super::names::seats_of;
 use super::ops::{Cx, Poll};
-use super::rows::{Kind, Running, Visit};
+use super::stmt::{Confirm, Kind, Running, Visit};
 use super::Engine;
 
 fn answer(answer: Answer) -> StepResult {
@@ -34,50 +34,58 @@ impl Engine<'_> {
             .rows(Table::Attempt, snap, tx)
             .find(|r| r.hold == h)
             .map(|r| r.mask);
-        if let Some(mask) = attempt {
-            let live = seats_of(mask)
-                .filter(|&s| {
+        let result = match attempt {
+            Some(mask) => {
+                let live = seats_of(mask).filter(|&s| {
                     let v = self.db.val(self.db.visible(s, snap, tx));
-                    v.hold == Some(h)
-                        && (v.status == SeatStatus::Booked
-                            || (v.status == SeatStatus::Held
-                                && v.until.is_some_and(|u| u >= clock)))
-                })
-                .count();
-            self.end_tx(tx, true);
-            return answer(if live == mask.count_ones() as usize {
-                Answer::Held
-            } else {
-                Answer::Expired
-            });
-        }
+                    let live = v.status == SeatStatus::Booked
+                        || (v.status == SeatStatus::Held && v.until.is_some_and(|u| u >= clock));
+                    v.hold == Some(h) && live
+                });
+                if live.count() == mask.count_ones() as usize {
+                    Answer::Held
+                } else {
+                    Answer::Expired
+                }
+            }
+            None => self.take_seats(actor, tx, seats, h, (now.unwrap_or(clock), cx.minutes)),
+        };
+        self.end_tx(tx, true);
+        answer(result)
+    }
+
+    /// The body of a new hold attempt, in the call's transaction `tx`.
+    fn take_seats(
+        &mut self,
+        actor: usize,
+        tx: TxId,
+        seats: u64,
+        h: u16,
+        (now, minutes): (i64, i64),
+    ) -> Answer {
         for s in seats_of(seats) {
-            if self.locks.contended(s, tx) {
+            let tid = self.db.visible(s, self.db.latest(), tx);
+            if self.locks.contended(s, tid, tx, None) {
                 // The exception block's subtransaction rolls back: its row locks go with it.
                 self.locks.release(tx);
-                self.end_tx(tx, true);
-                return answer(Answer::Busy);
+                return Answer::Busy;
             }
-            self.locks.take(s, tx);
+            self.locks.take(s, tx, self.log.len());
             self.db.assign_xid(tx);
         }
-        let now = now.unwrap_or(clock);
-        let free = seats_of(seats)
-            .filter(|&s| {
-                let v = self.db.val(self.db.newest[s]);
-                v.status == SeatStatus::Available
-                    || (v.status == SeatStatus::Held && v.until.is_some_and(|u| u < now))
-            })
-            .count();
-        if free < seats.count_ones() as usize {
-            self.end_tx(tx, true);
-            return answer(Answer::Unavailable);
+        let free = seats_of(seats).filter(|&s| {
+            let v = self.db.val(self.db.newest[s]);
+            v.status == SeatStatus::Available
+                || (v.status == SeatStatus::Held && v.until.is_some_and(|u| u < now))
+        });
+        if free.count() < seats.count_ones() as usize {
+            return Answer::Unavailable;
         }
         let val = SeatVal {
             status: SeatStatus::Held,
             holder: Some(actor as u8),
             hold: Some(h),
-            until: Some(now + cx.minutes),
+            until: Some(now + minutes),
         };
         for s in seats_of(seats) {
             self.db.update(s, tx, val);
@@ -90,8 +98,7 @@ impl Engine<'_> {
             hold: h,
             mask: seats,
         });
-        self.end_tx(tx, true);
-        answer(Answer::Held)
+        Answer::Held
     }
 
     /// `confirm_hold`: lock the seats whose hold is this one (FOR UPDATE, so it may wait),
@@ -112,30 +119,31 @@ impl Engine<'_> {
                 Visit::Done(_) => r.todo &= !(1 << seat),
             }
         }
-        let clock = self.clients.clock;
-        let now = c.called_at.unwrap_or(clock);
+        self.decide(actor, r, c)
+    }
+
+    /// What `confirm_hold` does once it holds the seats' locks, with the decision's clock.
+    fn decide(&mut self, actor: usize, r: &mut Running, c: Confirm) -> Poll {
+        let now = c.called_at.unwrap_or(self.clients.clock);
         let snap = self.db.snapshot();
         let decided = self
             .db
             .rows(Table::Payment, snap, r.tx)
-            .find(|p| p.hold == c.hold)
-            .map(|p| p.mask == 1);
-        if let Some(issued) = decided {
-            return Poll::Done(answer(if issued {
+            .find(|p| p.hold == c.hold);
+        if let Some(p) = decided {
+            return Poll::Done(answer(if p.mask == 1 {
                 Answer::Duplicate
             } else {
                 Answer::RefundDue
             }));
         }
-        let valid = seats_of(c.seats)
-            .filter(|&s| {
-                let v = self.db.val(self.db.visible(s, snap, r.tx));
-                v.hold == Some(c.hold)
-                    && v.status == SeatStatus::Held
-                    && v.until.is_some_and(|u| u >= now)
-            })
-            .count();
-        if c.seats != 0 && valid == c.seats.count_ones() as usize {
+        let valid = seats_of(c.seats).filter(|&s| {
+            let v = self.db.val(self.db.visible(s, snap, r.tx));
+            v.hold == Some(c.hold)
+                && v.status == SeatStatus::Held
+                && v.until.is_some_and(|u| u >= now)
+        });
+        if c.seats != 0 && valid.count() == c.seats.count_ones() as usize {
             for s in seats_of(c.seats) {
                 let old = self.db.val(self.db.newest[s]);
                 self.db.update(
@@ -147,13 +155,11 @@ impl Engine<'_> {
                     },
                 );
             }
-            r.kind = Kind::Confirm(super::rows::Confirm {
+            r.kind = Kind::Confirm(Confirm {
                 inserting: true,
                 ..c
             });
-            r.todo = c.seats;
-            r.want = c.seats;
-            r.count = 0;
+            (r.todo, r.want, r.count) = (c.seats, c.seats, 0);
             return self.finish_issue(actor, r);
         }
         let payment = Row {

@@ -2,28 +2,32 @@
 //! with its deadlock victim.
 //!
 //! Every row locker in the model is exclusive (UPDATE without a key change, FOR UPDATE), so a
-//! row has at most one holder. As in PostgreSQL, the first waiter of a row (which holds the
-//! tuple lock) waits for the end of the transaction that held the row when it arrived; every
-//! later one waits for all the waiters ahead of it (they queue on the tuple lock:
-//! `pg_blocking_pids` of the third names the first two). A waiter that moves up to the head,
-//! or goes back to waiting, starts a new wait, and so a new deadlock timer.
+//! row has at most one holder. As in PostgreSQL, waiters queue on one version of the row (the
+//! tuple lock of its TID): the first waits for the end of the transaction that held the row
+//! when it arrived; every later one waits for all the waiters ahead of it (`pg_blocking_pids`
+//! of the third names the first two). A waiter that moves up to the head, or goes back to
+//! waiting, starts a new wait, and so a new deadlock timer. When a committed update replaces
+//! the version, its queue breaks up: each waiter in turn finds the row replaced (TM_Updated)
+//! and fails (REPEATABLE READ, SERIALIZABLE) or re-checks and queues on the newest version.
 //!
-//! The queue only orders those who find the row locked: a statement that reaches a row whose
-//! holder has just ended, before the woken head has run, takes it at once (heap_update sees
-//! the row unlocked, TM_Ok, and never asks for the tuple lock); the head, once it runs, waits
-//! for it in turn, unless the row was replaced meanwhile (then it re-checks or fails without
-//! waiting). In PostgreSQL that is a race between waiters woken by the same commit; the model
-//! settles it as the wake-up order does, the earliest waiter first.
+//! When a holder ends, the woken head of the queue proceeds first, even if another statement
+//! woken by the same commit reaches the row before it runs. (In PostgreSQL that is a race:
+//! heap_update finds the row unlocked and does not ask for the tuple lock; the head, with
+//! less work left, usually wins it, but not always: such orders can disagree with a real run.)
 
-use super::mvcc::{Db, TxId};
+use super::mvcc::{Db, TxId, VerId};
 
 /// What a statement waits for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum WaitOn {
-    /// The row lock of a seat.
-    Row(u8),
+    /// The row lock of a seat, queued on one of its versions.
+    Row(u8, VerId),
     /// The end of a transaction (its uncommitted insert of the same unique key).
     Xact(TxId),
+    /// The end of the transaction that is updating a row whose older version this statement
+    /// evaluated: EvalPlanQual follows the update chain and waits for the updater without
+    /// taking the tuple lock, so outside the row's queue.
+    Update(u8, TxId),
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -44,6 +48,8 @@ pub(crate) struct Wait {
 pub(crate) struct Locks {
     /// Per seat: the transaction holding its row lock.
     pub holder: Vec<Option<TxId>>,
+    /// Per seat: the entry during which its holder took it.
+    taken: Vec<usize>,
     /// Per actor: what its statement in flight waits for.
     pub waits: Vec<Option<Wait>>,
     seq: u32,
@@ -53,6 +59,7 @@ impl Locks {
     pub fn new(seats: usize, actors: usize) -> Locks {
         Locks {
             holder: vec![None; seats],
+            taken: vec![0; seats],
             waits: vec![None; actors],
             seq: 0,
         }
@@ -63,34 +70,61 @@ impl Locks {
         self.seq
     }
 
-    fn queued_on(&self, seat: usize) -> impl Iterator<Item = (usize, &Wait)> + '_ {
-        self.waits.iter().enumerate().filter_map(move |(a, w)| {
-            w.as_ref()
-                .filter(|w| w.on == WaitOn::Row(seat as u8))
-                .map(|w| (a, w))
-        })
+    fn queued_on(&self, on: WaitOn) -> impl Iterator<Item = (usize, &Wait)> + '_ {
+        self.waits
+            .iter()
+            .enumerate()
+            .filter_map(move |(a, w)| w.as_ref().filter(|w| w.on == on).map(|w| (a, w)))
     }
 
-    /// Whether someone other than `tx` holds the row lock of `seat`.
-    pub fn contended(&self, seat: usize, tx: TxId) -> bool {
-        self.holder[seat].is_some_and(|h| h != tx)
+    /// Whether `tx` must wait for the row lock of `seat` (at its newest committed version
+    /// `tid`): someone else holds it, or queues for that version ahead of it (`had`: its own
+    /// place, if it was woken from that queue).
+    pub fn contended(&self, seat: usize, tid: VerId, tx: TxId, had: Option<&Wait>) -> bool {
+        let on = WaitOn::Row(seat as u8, tid);
+        let ahead = |o: &Wait| {
+            had.filter(|h| h.on == on)
+                .is_none_or(|h| o.queued < h.queued)
+        };
+        let chain = had.is_some_and(|h| matches!(h.on, WaitOn::Update(s, _) if s == seat as u8));
+        match self.holder[seat] {
+            Some(h) => h != tx,
+            // Woken from following this row's update chain, it re-fetches the row at once and
+            // finds it unlocked (TM_Ok): it never asks for the tuple lock the queue waits on.
+            None if chain => false,
+            None => self.queued_on(on).any(|(_, o)| ahead(o)),
+        }
     }
 
-    pub fn take(&mut self, seat: usize, tx: TxId) {
+    /// `tx` takes the row lock of `seat` during entry `k`.
+    pub fn take(&mut self, seat: usize, tx: TxId, k: usize) {
         self.holder[seat] = Some(tx);
+        self.taken[seat] = k;
     }
 
-    /// `actor` joins the queue of `seat`, or goes back to waiting in the
-    /// place it had (`had`: its wait before it was woken, if it was for this row).
-    pub fn enqueue(&mut self, actor: usize, seat: usize, had: Option<Wait>) {
-        let t = self.tick();
-        let (queued, head) = match had.filter(|w| w.on == WaitOn::Row(seat as u8)) {
+    /// Whether the row lock of `seat` was taken during entry `k`.
+    pub fn taken_during(&self, seat: usize, k: usize) -> bool {
+        self.holder[seat].is_some() && self.taken[seat] == k
+    }
+
+    /// `actor` joins the queue of version `tid` of `seat`, or goes back to waiting in the
+    /// place it had (`had`: its wait before it was woken, if it was for that version).
+    pub fn enqueue(&mut self, actor: usize, seat: usize, tid: VerId, had: Option<Wait>) {
+        let on = WaitOn::Row(seat as u8, tid);
+        let (queued, head) = match had.filter(|w| w.on == on) {
             Some(w) => (w.queued, w.head),
-            None => (t, self.queued_on(seat).next().is_none()),
+            None => {
+                if had.is_some() {
+                    // It left the queue of another version: the next there moves up first.
+                    self.promote_heads();
+                }
+                (self.tick(), self.queued_on(on).next().is_none())
+            }
         };
         let holder = if head { self.holder[seat] } else { None };
+        let t = self.tick();
         self.waits[actor] = Some(Wait {
-            on: WaitOn::Row(seat as u8),
+            on,
             since: t,
             queued,
             head,
@@ -98,11 +132,11 @@ impl Locks {
         });
     }
 
-    /// `actor` waits for the transaction `other` to end.
-    pub fn wait_for_tx(&mut self, actor: usize, other: TxId) {
+    /// `actor` waits for the transaction `other` to end (`on`: `Xact` or `Update`).
+    pub fn wait_for_tx(&mut self, actor: usize, other: TxId, on: WaitOn) {
         let t = self.tick();
         self.waits[actor] = Some(Wait {
-            on: WaitOn::Xact(other),
+            on,
             since: t,
             queued: t,
             head: true,
@@ -121,37 +155,42 @@ impl Locks {
 
     /// The actors that `actor` waits for, in actor order.
     pub fn blockers(&self, actor: usize, db: &Db) -> Vec<usize> {
+        let mask = self.blocker_mask(actor, db);
+        (0..self.waits.len())
+            .filter(|&a| mask & (1 << a) != 0)
+            .collect()
+    }
+
+    /// The actors that `actor` waits for, as a bit mask (actors are at most 8).
+    fn blocker_mask(&self, actor: usize, db: &Db) -> u32 {
         let Some(w) = self.waits[actor] else {
-            return Vec::new();
+            return 0;
         };
-        let mut out: Vec<usize> = match w.on {
-            WaitOn::Xact(t) => vec![db.txs[t as usize].actor as usize],
-            WaitOn::Row(_) if w.head => w
-                .holder
-                .filter(|&h| db.is_active(h))
-                .map(|h| db.txs[h as usize].actor as usize)
-                .into_iter()
-                .collect(),
-            WaitOn::Row(seat) => self
-                .queued_on(seat as usize)
+        let bit = |t: TxId| 1u32 << db.txs[t as usize].actor;
+        match w.on {
+            WaitOn::Xact(t) | WaitOn::Update(_, t) => bit(t),
+            WaitOn::Row(..) if w.head => w.holder.filter(|&h| db.is_active(h)).map_or(0, bit),
+            WaitOn::Row(..) => self
+                .queued_on(w.on)
                 .filter(|(_, o)| o.queued < w.queued)
-                .map(|(a, _)| a)
-                .collect(),
-        };
-        out.sort_unstable();
-        out.dedup();
-        out
+                .fold(0, |m, (a, _)| m | 1 << a),
+        }
     }
 
     /// Whether the wait of `actor` is over: the transaction it waited for has ended (as the
-    /// head of its row's queue, or for a unique key).
+    /// head of its row's queue, or for a unique key), or, as the head, its version of the row
+    /// was replaced by a committed update.
     pub fn runnable(&self, actor: usize, db: &Db) -> bool {
         let Some(w) = self.waits[actor] else {
             return false;
         };
         match w.on {
-            WaitOn::Xact(t) => !db.is_active(t),
-            WaitOn::Row(_) => w.head && w.holder.is_none_or(|h| !db.is_active(h)),
+            WaitOn::Xact(t) | WaitOn::Update(_, t) => !db.is_active(t),
+            WaitOn::Row(seat, tid) => {
+                w.head
+                    && (w.holder.is_none_or(|h| !db.is_active(h))
+                        || db.replaced(seat as usize, tid))
+            }
         }
     }
 
@@ -160,12 +199,8 @@ impl Locks {
     pub fn promote_heads(&mut self) {
         for a in 0..self.waits.len() {
             let Some(w) = self.waits[a] else { continue };
-            let WaitOn::Row(seat) = w.on else { continue };
-            if !w.head
-                && self
-                    .queued_on(seat as usize)
-                    .all(|(_, o)| o.queued >= w.queued)
-            {
+            let WaitOn::Row(seat, _) = w.on else { continue };
+            if !w.head && self.queued_on(w.on).all(|(_, o)| o.queued >= w.queued) {
                 let t = self.tick();
                 let holder = self.holder[seat as usize];
                 let w = self.waits[a].as_mut().expect("a waiter");
@@ -179,15 +214,32 @@ impl Locks {
     /// The waiter whose wait began first among those that run into a cycle of waits leading
     /// back to themselves: PostgreSQL's deadlock check runs `deadlock_timeout` after a wait
     /// begins, so the earliest waiter on the cycle is the one that finds it and gives up.
-    pub fn deadlock_victim(&self, db: &Db) -> Option<usize> {
+    ///
+    /// Also returns whether the victim's wait and the next one's on a cycle both began after
+    /// `seq` (during the current entry): their timers then run out microseconds apart, and
+    /// which one PostgreSQL aborts is a race.
+    pub fn deadlock_victim(&self, db: &Db, seq: u32) -> Option<(usize, bool)> {
         if self.waits.iter().flatten().count() < 2 {
             return None;
         }
-        let n = self.waits.len();
-        let edges: Vec<Vec<usize>> = (0..n).map(|a| self.blockers(a, db)).collect();
-        let mut waiting: Vec<usize> = (0..n).filter(|&a| self.waits[a].is_some()).collect();
-        waiting.sort_by_key(|&a| self.waits[a].map(|w| w.since));
-        waiting.into_iter().find(|&a| reaches(&edges, a, a))
+        let edges: Vec<u32> = (0..self.waits.len())
+            .map(|a| self.blocker_mask(a, db))
+            .collect();
+        let mut on_cycles: Vec<(u32, usize)> = (0..self.waits.len())
+            .filter_map(|a| {
+                self.waits[a]
+                    .filter(|_| reaches(&edges, a))
+                    .map(|w| (w.since, a))
+            })
+            .collect();
+        on_cycles.sort_unstable();
+        let race = on_cycles.len() >= 2 && on_cycles[0].0 > seq && on_cycles[1].0 > seq;
+        on_cycles.first().map(|&(_, a)| (a, race))
+    }
+
+    /// The current wait sequence number (waits that begin later have a larger `since`).
+    pub fn seq(&self) -> u32 {
+        self.seq
     }
 
     /// The wait sequence of `actor`'s current wait (for waking waiters in order).
@@ -196,17 +248,18 @@ impl Locks {
     }
 }
 
-/// Whether `to` can be reached from `from` along at least one edge.
-fn reaches(edges: &[Vec<usize>], from: usize, to: usize) -> bool {
-    let mut seen = vec![false; edges.len()];
-    let mut stack: Vec<usize> = edges[from].clone();
-    while let Some(a) = stack.pop() {
-        if a == to {
+/// Whether `from` reaches itself again along the wait-for edges (bit masks of actors).
+fn reaches(edges: &[u32], from: usize) -> bool {
+    let mut seen = 0u32;
+    let mut frontier = edges[from];
+    while frontier & !seen != 0 {
+        if frontier & (1 << from) != 0 {
             return true;
         }
-        if !std::mem::replace(&mut seen[a], true) {
-            stack.extend(edges[a].iter().copied());
-        }
+        seen |= frontier;
+        frontier = (0..edges.len())
+            .filter(|&a| seen & (1 << a) != 0)
+            .fold(0, |m, a| m | edges[a]);
     }
-    false
+    frontier & (1 << from) != 0
 }

@@ -7,9 +7,12 @@
 //! the entry whose commit, rollback or error releases it. After every entry: wake-ups in the
 //! order the waits began, then deadlock checks, until nothing moves (the executor's
 //! quiescence). Files: `mvcc` (versions, snapshots), `locks` (row locks, queues, deadlocks),
-//! `ssi` (SERIALIZABLE), `rows` (how a statement visits a row), `ops` and `funcs` (the
-//! operations and the two server-side functions), `trace` and `reason` (what is reported).
+//! `ssi` (SERIALIZABLE), `stmt` (a statement in flight), `rows` (how it visits a row, and
+//! inserts tickets), `ops`, `funcs` and `finish` (the operations, the two server-side
+//! functions, how they end), `unique` (the ticket insert and its unique key), `trace`,
+//! `tables` and `reason` (what is reported).
 
+mod finish;
 mod funcs;
 mod locks;
 mod mvcc;
@@ -18,7 +21,10 @@ mod ops;
 mod reason;
 mod rows;
 mod ssi;
+mod stmt;
+mod tables;
 mod trace;
+mod unique;
 
 use std::sync::Arc;
 
@@ -29,8 +35,8 @@ use crate::schedule::{Op, Schedule, ScheduleError};
 use locks::Locks;
 use mvcc::{Db, TxId};
 use names::Names;
-use rows::Running;
 use ssi::Ssi;
+use stmt::Running;
 use trace::{Events, Log, View};
 
 /// The model's state after some entries of an order. Cheap to clone: the explorer clones it at
@@ -49,6 +55,8 @@ pub struct Engine<'s> {
     running: Vec<Option<Running>>,
     log: Log,
     view: View,
+    /// Entries during which two woken waiters raced for a row (see `races`).
+    races: Vec<usize>,
 }
 
 /// Why an actor cannot send its next operation now.
@@ -64,42 +72,23 @@ impl<'s> Engine<'s> {
     /// The scenario's initial state, before the first entry.
     pub fn new(schedule: &'s Schedule) -> Engine<'s> {
         let names = Names::new(schedule);
-        let mut db = Db::new(names.initial.iter().copied());
-        for (i, seat) in schedule.scenario().seats.iter().enumerate() {
-            if let (crate::schedule::SeatStatus::Booked, Some(holder), Some(hold)) =
-                (seat.status, names.initial[i].holder, names.initial[i].hold)
-            {
-                db.insert(mvcc::Row {
-                    table: mvcc::Table::Booking,
-                    xmin: mvcc::BOOTSTRAP,
-                    seat: i as u8,
-                    holder,
-                    hold,
-                    mask: 0,
-                });
-            }
-        }
+        let db = Db::new(&names.initial);
+        let clients = Clients::new(schedule);
+        let log = Log::new(tables::Committed::of(&db, names.seats.len(), clients.clock));
         let n = schedule.actors().len();
-        let seats = names.seats.len();
-        let mut engine = Engine {
+        Engine {
             schedule,
-            clients: Clients::new(schedule),
+            clients,
+            locks: Locks::new(names.seats.len(), n),
             db,
-            locks: Locks::new(seats, n),
             ssi: Ssi::default(),
             open: vec![None; n],
             running: vec![None; n],
-            log: Log::new(trace::Committed {
-                clock: 0,
-                seats: Vec::new(),
-                bookings: Vec::new(),
-                refunds: Vec::new(),
-            }),
+            log,
             view: View::default(),
+            races: Vec::new(),
             names,
-        };
-        engine.log = Log::new(engine.committed_now());
-        engine
+        }
     }
 
     /// Why `actor` (an index into `schedule.actors()`) cannot send its next operation now:
@@ -130,12 +119,10 @@ impl<'s> Engine<'s> {
                 .name();
                 return Err(waiting_error(k, name, op, entry, &on));
             }
-            Some(Blocked::Finished) => return Err(ScheduleError::new(
-                format!("order[{k}]"),
-                format!(
-                    "{name} has no operation left to send: remove this entry or add an operation"
-                ),
-            )),
+            Some(Blocked::Finished) => {
+                let message = format!("{name} has no operation left: remove this entry or add one");
+                return Err(ScheduleError::new(format!("order[{k}]"), message));
+            }
         }
         let op_index = self.clients.actors[actor].next;
         let cx = ops::Cx::of(self, actor);
@@ -153,12 +140,15 @@ impl<'s> Engine<'s> {
             _ => None,
         };
         self.clients.sent(self.schedule, actor, k);
-        let mut ev = Events::default();
+        let mut ev = Events {
+            seq: self.locks.seq(),
+            ..Events::default()
+        };
         match decided {
             Some(result) => {
                 self.clients
                     .answered(self.schedule, actor, op_index, &result, &[]);
-                ev.done(actor, (k, op_index), result, Vec::new(), Vec::new());
+                ev.done(actor, (k, op_index), result, Vec::new(), Default::default());
             }
             None => self.send(actor, op_index, k, &cx, &mut ev),
         }
@@ -182,27 +172,17 @@ impl<'s> Engine<'s> {
                 self.drive(a, r, ev);
                 continue;
             }
-            if let Some(victim) = self.locks.deadlock_victim(&self.db) {
+            if let Some((victim, race)) = self.locks.deadlock_victim(&self.db, ev.seq) {
+                if race {
+                    self.race();
+                }
                 let r = self.running[victim].take().expect("a waiter");
                 self.locks.waits[victim] = None;
                 ev.deadlock(victim);
-                self.complete(victim, r, rows::error("40P01", "deadlock detected"), ev);
+                self.complete(victim, r, stmt::error("40P01", "deadlock detected"), ev);
                 continue;
             }
             break;
-        }
-    }
-
-    /// Ends a transaction: its versions become visible (or vanish), its row locks go.
-    fn end_tx(&mut self, tx: TxId, commit: bool) {
-        if commit {
-            self.db.commit(tx);
-        } else {
-            self.db.abort(tx);
-        }
-        self.locks.release(tx);
-        if let Some(sx) = self.db.txs[tx as usize].sx {
-            self.ssi.end(sx, commit, self.db.next_xid);
         }
     }
 
@@ -215,6 +195,17 @@ impl<'s> Engine<'s> {
             .collect();
         on.sort();
         on
+    }
+
+    /// The entries (0-based) whose outcome PostgreSQL leaves to a race between sessions that
+    /// one commit or rollback woke together: one reached a row that another was first in line
+    /// for before that one ran (the head usually wins; the model always lets it); an UPDATE
+    /// re-checking a row met the lock of a session that took it in the same wake-up (before
+    /// or after that session's own update); or two of them went back to waiting into a
+    /// deadlock, and which of their timers runs out first decides the victim. A real run of
+    /// such an order may disagree with the model; every other difference is a bug.
+    pub fn races(&self) -> &[usize] {
+        &self.races
     }
 
     /// The trace so far: one entry per step.

@@ -16,7 +16,7 @@ pub(crate) const BOOTSTRAP: TxId = 0;
 /// Reads as nobody: sees exactly the committed rows.
 pub(crate) const NOBODY: TxId = TxId::MAX;
 
-/// One stored seat row. `holder` indexes the names, `hold` the hold ids (see `Static`).
+/// One stored seat row. `holder` indexes the names, `hold` the hold ids (see `Names`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct SeatVal {
     pub status: SeatStatus,
@@ -106,7 +106,9 @@ pub(crate) struct Db {
 }
 
 impl Db {
-    pub fn new(seats: impl Iterator<Item = SeatVal>) -> Db {
+    /// The scenario's rows, created by the bootstrap transaction: its seats, and a ticket for
+    /// each seat that starts BOOKED (its booking id is the holder's initial hold id).
+    pub fn new(initial: &[SeatVal]) -> Db {
         let boot = Tx {
             actor: u8::MAX,
             iso: Isolation::ReadCommitted,
@@ -116,19 +118,34 @@ impl Db {
             sx: None,
             commit: 0,
         };
-        let versions: Vec<Version> = seats
-            .map(|val| Version {
+        let versions: Vec<Version> = initial
+            .iter()
+            .map(|&val| Version {
                 val,
                 xmin: BOOTSTRAP,
                 prev: None,
             })
             .collect();
-        let newest = (0..versions.len() as VerId).collect();
+        let rows = initial
+            .iter()
+            .enumerate()
+            .filter(|(_, v)| v.status == SeatStatus::Booked)
+            .filter_map(|(seat, v)| {
+                Some(Row {
+                    table: Table::Booking,
+                    xmin: BOOTSTRAP,
+                    seat: seat as u8,
+                    holder: v.holder?,
+                    hold: v.hold?,
+                    mask: 0,
+                })
+            })
+            .collect();
         Db {
             txs: vec![boot],
+            newest: (0..versions.len() as VerId).collect(),
             versions,
-            newest,
-            rows: Vec::new(),
+            rows,
             commit_seq: 0,
             next_xid: 1000,
         }
@@ -203,6 +220,12 @@ impl Db {
             cur = prev;
         }
         None
+    }
+
+    /// Whether version `v` of `seat` was replaced by a committed update (TM_Updated).
+    pub fn replaced(&self, seat: usize, v: VerId) -> bool {
+        self.successor(seat, v)
+            .is_some_and(|s| !self.is_active(self.versions[s as usize].xmin))
     }
 
     /// The newest committed version of `seat`: what a fresh statement reads.

@@ -2,13 +2,12 @@
 //! and how a statement finishes (the client hears the answer; an error aborts the transaction,
 //! an autocommit statement commits).
 
-use crate::client;
-use crate::outcome::{Answer, SeenRow, StepResult};
-use crate::schedule::{Now, Op, SeatStatus};
+use crate::outcome::{Answer, StepResult};
+use crate::schedule::{Now, Op, SeatStatus, Wait};
 
 use super::mvcc::{SeatVal, TxId};
 use super::names::seats_of;
-use super::rows::{self, Confirm, Kind, Running, Upd, Visit};
+use super::stmt::{self, Confirm, Facts, Kind, Running, Upd, Visit};
 use super::trace::Events;
 use super::Engine;
 
@@ -72,74 +71,25 @@ impl Engine<'_> {
         ev: &mut Events,
     ) {
         let op = &self.schedule.actors()[actor].program[op_index];
-        let all = (1u64 << self.names.seats.len()) - 1;
-        let seats = self.names.op_seats[actor][op_index];
-        let failed = self.clients.actors[actor].failed;
-        let kind = match op {
-            Op::Begin { isolation } => {
-                self.open[actor] = Some(self.db.begin(actor, *isolation));
-                return self.answer(actor, op_index, k, StepResult::Ok { rows: None }, ev);
-            }
-            Op::Commit => return self.commit(actor, op_index, k, ev),
-            Op::Rollback => {
-                if let Some(tx) = self.open[actor].take().filter(|&t| self.db.is_active(t)) {
-                    self.end_tx(tx, false);
-                }
-                return self.answer(actor, op_index, k, StepResult::Ok { rows: None }, ev);
-            }
-            _ if failed => {
-                let e = rows::error("25P02", "current transaction is aborted, commands ignored until end of transaction block");
-                return self.answer(actor, op_index, k, e, ev);
-            }
-            Op::Advance { .. } => {
-                let tx = self.db.begin(actor, Default::default());
-                self.db.assign_xid(tx);
-                self.end_tx(tx, true);
-                return self.answer(actor, op_index, k, StepResult::Ok { rows: None }, ev);
-            }
-            Op::Hold { now, .. } => {
-                let result = self.hold(actor, seats, cx, cx.now(now.unwrap_or(Now::Evaluation)));
-                return self.answer(actor, op_index, k, result, ev);
-            }
-            Op::Pay { .. } => unreachable!("pay never reaches the database"),
-            Op::Read { .. } => Kind::Lock(crate::schedule::Wait::Wait),
-            Op::Lock { wait, .. } => Kind::Lock(*wait),
-            Op::Claim { .. } => Kind::Update(Upd::Claim {
-                holder: actor as u8,
-                hold: cx.new_hold,
-                minutes: cx.minutes,
-                now: cx.now(op.now()),
-            }),
-            Op::Write { status, .. } => Kind::Update(Upd::Write(SeatVal {
-                status: *status,
-                holder: Some(actor as u8),
-                hold: Some(cx.new_hold),
-                until: (*status == SeatStatus::Held).then_some(cx.tx_clock + cx.minutes),
-            })),
-            Op::Release => Kind::Update(Upd::Release {
-                hold: cx.current_hold,
-            }),
-            Op::Sweep => Kind::Update(Upd::Sweep),
-            Op::Book { .. } => Kind::Book { hold: cx.new_hold },
-            Op::Confirm { .. } => Kind::Confirm(Confirm {
-                hold: cx.current_hold,
-                holder: actor as u8,
-                called_at: cx.now(op.now()),
-                seats: 0,
-                inserting: false,
-            }),
-        };
+        if let Op::Commit = op {
+            return self.commit(actor, op_index, k, ev);
+        }
+        if let Some(result) = self.at_once(actor, op_index, cx) {
+            return self.answer(actor, op_index, k, result, ev);
+        }
+        let kind = statement(op, actor, cx);
         let (tx, implicit) = match self.open[actor] {
             Some(tx) => (tx, false),
             None => (self.db.begin(actor, Default::default()), true),
         };
         let snap = self.statement_snapshot(tx);
         let want = match kind {
-            Kind::Update(Upd::Release { .. } | Upd::Sweep) => all,
-            _ => seats,
+            Kind::Update(Upd::Release { .. } | Upd::Sweep) => all_seats(self.names.seats.len()),
+            Kind::Confirm(c) => c.seats,
+            _ => self.names.op_seats[actor][op_index],
         };
         let todo = match kind {
-            Kind::Book { .. } => want,
+            Kind::Book { .. } | Kind::Confirm(_) => want,
             _ => self.scan(tx, want),
         };
         let mut r = Running {
@@ -154,21 +104,56 @@ impl Engine<'_> {
             count: 0,
             rows: Vec::new(),
             pending: None,
-            facts: Vec::new(),
+            fetched_at: 0,
+            facts: Facts::default(),
             woken: None,
         };
+        if let Kind::Confirm(c) = &mut r.kind {
+            // `confirm_hold` first selects the seats whose hold is this one.
+            c.seats = (0..self.names.seats.len())
+                .filter(|&s| self.db.val(self.db.visible(s, snap, tx)).hold == Some(c.hold))
+                .fold(0, |m, s| m | 1 << s);
+            (r.todo, r.want) = (c.seats, c.seats);
+        }
         if let Op::Read { .. } = op {
             let result = self.read(&mut r);
             return self.complete(actor, r, result, ev);
         }
-        if let Kind::Confirm(c) = &mut r.kind {
-            c.seats = (0..self.names.seats.len())
-                .filter(|&s| self.db.val(self.db.visible(s, snap, tx)).hold == Some(c.hold))
-                .fold(0, |m, s| m | 1 << s);
-            r.todo = c.seats;
-            r.want = c.seats;
-        }
         self.drive(actor, r, ev);
+    }
+
+    /// The operations that answer at once, without a statement that visits rows.
+    fn at_once(&mut self, actor: usize, op_index: usize, cx: &Cx) -> Option<StepResult> {
+        let op = &self.schedule.actors()[actor].program[op_index];
+        let ok = StepResult::Ok { rows: None };
+        Some(match op {
+            Op::Begin { isolation } => {
+                self.open[actor] = Some(self.db.begin(actor, *isolation));
+                ok
+            }
+            Op::Rollback => {
+                if let Some(tx) = self.open[actor].take().filter(|&t| self.db.is_active(t)) {
+                    self.end_tx(tx, false);
+                }
+                ok
+            }
+            _ if self.clients.actors[actor].failed => stmt::error(
+                "25P02",
+                "current transaction is aborted, commands ignored until end of transaction block",
+            ),
+            Op::Advance { .. } => {
+                // setval: its own transaction, which takes an xid.
+                let tx = self.db.begin(actor, Default::default());
+                self.db.assign_xid(tx);
+                self.end_tx(tx, true);
+                ok
+            }
+            Op::Hold { now, .. } => {
+                let seats = self.names.op_seats[actor][op_index];
+                self.hold(actor, seats, cx, cx.now(now.unwrap_or(Now::Evaluation)))
+            }
+            _ => return None,
+        })
     }
 
     /// The seats a statement of `tx` naming `want` fetches. With the plans PostgreSQL picks
@@ -177,9 +162,8 @@ impl Engine<'_> {
     /// order with `seat_id = any($2)` as a filter: every seat is fetched, which matters only
     /// to SERIALIZABLE (each fetch takes a SIREAD lock and checks for a conflict out).
     fn scan(&self, tx: TxId, want: u64) -> u64 {
-        let all = (1u64 << self.names.seats.len()) - 1;
         if self.db.txs[tx as usize].sx.is_some() && want.count_ones() > 1 {
-            all
+            all_seats(self.names.seats.len())
         } else {
             want
         }
@@ -265,129 +249,47 @@ impl Engine<'_> {
             _ => ok(r.count),
         })
     }
+}
 
-    /// Inserts a ticket per remaining seat: a key another transaction inserted and has not
-    /// committed is waited for; a key committed (or inserted by this transaction) is 23505.
-    pub(super) fn insert_tickets(
-        &mut self,
-        actor: usize,
-        r: &mut Running,
-        hold: u16,
-        holder: u8,
-    ) -> Poll {
-        while let Some(seat) = seats_of(r.todo).next() {
-            r.pending = None;
-            if let Some(sx) = self.db.txs[r.tx as usize].sx {
-                if self.ssi.wrote(sx).is_err() {
-                    return Poll::Done(rows::rw_dependencies());
-                }
-            }
-            self.db.assign_xid(r.tx);
-            let clash =
-                self.db.rows.iter().find(|row| {
-                    row.table == super::mvcc::Table::Booking && row.seat as usize == seat
-                });
-            if let Some(row) = clash {
-                if row.xmin != r.tx && self.db.is_active(row.xmin) {
-                    self.locks.wait_for_tx(actor, row.xmin);
-                    r.pending = Some((seat as u8, 0, false));
-                    return Poll::Wait;
-                }
-                return Poll::Done(rows::error(
-                    "23505",
-                    "duplicate key value violates unique constraint \"booking_seats_show_id_seat_id_key\"",
-                ));
-            }
-            self.db.insert(super::mvcc::Row {
-                table: super::mvcc::Table::Booking,
-                xmin: r.tx,
-                seat: seat as u8,
-                holder,
-                hold,
-                mask: 0,
-            });
-            r.count += 1;
-            r.facts.push((seat as u8, rows::Fact::Took));
-            r.todo &= !(1 << seat);
-        }
-        Poll::Done(ok(r.count))
+/// The statement an operation sends, with the values its SQL binds.
+fn statement(op: &Op, actor: usize, cx: &Cx) -> Kind {
+    let holder = actor as u8;
+    match op {
+        Op::Read { .. } => Kind::Lock(Wait::Wait),
+        Op::Lock { wait, .. } => Kind::Lock(*wait),
+        Op::Claim { .. } => Kind::Update(Upd::Claim {
+            holder,
+            hold: cx.new_hold,
+            minutes: cx.minutes,
+            now: cx.now(op.now()),
+        }),
+        Op::Write { status, .. } => Kind::Update(Upd::Write(SeatVal {
+            status: *status,
+            holder: Some(holder),
+            hold: Some(cx.new_hold),
+            until: (*status == SeatStatus::Held).then_some(cx.tx_clock + cx.minutes),
+        })),
+        Op::Release => Kind::Update(Upd::Release {
+            hold: cx.current_hold,
+        }),
+        Op::Sweep => Kind::Update(Upd::Sweep),
+        Op::Book { .. } => Kind::Book { hold: cx.new_hold },
+        Op::Confirm { .. } => Kind::Confirm(Confirm {
+            hold: cx.current_hold,
+            holder,
+            called_at: cx.now(op.now()),
+            seats: 0,
+            inserting: false,
+        }),
+        _ => unreachable!("{} answers at once", op.name()),
     }
+}
 
-    /// `commit`: ROLLBACK for a failed transaction; under SERIALIZABLE, the pre-commit check
-    /// may fail it with 40001.
-    fn commit(&mut self, actor: usize, op_index: usize, k: usize, ev: &mut Events) {
-        let tx = self.open[actor]
-            .take()
-            .expect("the parser puts commit after begin");
-        if self.clients.commit_of_failed(actor) || !self.db.is_active(tx) {
-            if self.db.is_active(tx) {
-                self.end_tx(tx, false);
-            }
-            return self.answer(actor, op_index, k, StepResult::RolledBack, ev);
-        }
-        if let Some(sx) = self.db.txs[tx as usize].sx {
-            if self.ssi.precommit(sx).is_err() {
-                self.end_tx(tx, false);
-                return self.answer(actor, op_index, k, rows::rw_dependencies(), ev);
-            }
-        }
-        self.end_tx(tx, true);
-        self.answer(actor, op_index, k, StepResult::Ok { rows: None }, ev);
-    }
-
-    /// An operation that answered at once, with no rows.
-    pub(super) fn answer(
-        &mut self,
-        actor: usize,
-        op_index: usize,
-        k: usize,
-        result: StepResult,
-        ev: &mut Events,
-    ) {
-        self.clients
-            .answered(self.schedule, actor, op_index, &result, &[]);
-        ev.done(actor, (k, op_index), result, Vec::new(), Vec::new());
-    }
-
-    /// A statement finishes: the client hears the answer (with the rows it returned, judged by
-    /// the clock now), an error aborts its transaction, an autocommit statement commits.
-    pub(super) fn complete(
-        &mut self,
-        actor: usize,
-        r: Running,
-        result: StepResult,
-        ev: &mut Events,
-    ) {
-        let seen: Vec<SeenRow> = if result.is_error() {
-            Vec::new()
-        } else {
-            self.seen(&r.rows)
-        };
-        self.clients
-            .answered(self.schedule, actor, r.op_index, &result, &seen);
-        if result.is_error() {
-            if self.db.is_active(r.tx) {
-                self.end_tx(r.tx, false);
-            }
-        } else if r.implicit {
-            self.end_tx(r.tx, true);
-        }
-        ev.done(actor, (r.entry, r.op_index), result, seen, r.facts);
-    }
-
-    fn seen(&self, rows: &[(u8, u16)]) -> Vec<SeenRow> {
-        rows.iter()
-            .map(|&(seat, v)| {
-                let val = self.db.val(v);
-                let holder = val.holder.map(|h| self.names.names[h as usize].clone());
-                client::seen_row(
-                    &self.names.seats[seat as usize],
-                    val.status,
-                    holder,
-                    val.until,
-                    self.clients.clock,
-                )
-            })
-            .collect()
+/// The mask of every seat of a show with `n` seats.
+pub(super) fn all_seats(n: usize) -> u64 {
+    if n >= 64 {
+        u64::MAX
+    } else {
+        (1 << n) - 1
     }
 }

@@ -7,7 +7,7 @@ use crate::schedule::{Op, PayOutcome, Schedule, SeatStatus};
 
 use super::locks::WaitOn;
 use super::names::{title, Names};
-use super::rows::Fact;
+use super::stmt::Fact;
 use super::trace::{Done, Node};
 
 /// What the reason line needs: the run's strings and programs, and the clock after the entry.
@@ -27,7 +27,7 @@ pub(crate) fn line(names: &Names, schedule: &Schedule, node: &Node) -> String {
     let op = &schedule.actors()[node.actor].program[node.op_index];
     let who = subject(&e, node.actor, op);
     let ev = &node.events;
-    let mut line = match ev.done.iter().find(|d| d.entry == node.k) {
+    let own = match ev.done.iter().find(|d| d.entry == node.k) {
         Some(d) => format!("{who} {}", phrase(&e, op, d)),
         None => format!("{who} waits: {}", waiting(&e, node)),
     };
@@ -40,25 +40,24 @@ pub(crate) fn line(names: &Names, schedule: &Schedule, node: &Node) -> String {
     let released: Vec<String> = others
         .filter(|d| !ev.victims.contains(&d.actor))
         .map(|d| {
-            format!(
-                "{}, who {}",
-                subject(&e, d.actor, op_of(&e, d)),
-                phrase(&e, op_of(&e, d), d)
-            )
+            let (who, op) = (subject(&e, d.actor, op_of(&e, d)), op_of(&e, d));
+            format!("{who}, who {}", phrase(&e, op, d))
         })
         .collect();
-    if !victims.is_empty() {
-        line.push_str(&format!(
-            "; deadlock: {}, first to wait in the cycle, {} with 40P01",
+    // A deadlock is broken before anything it held up goes on: say so first.
+    let mut line = match victims.len() {
+        0 => own,
+        n => format!(
+            "deadlock: {}, first to wait in the cycle, {} with 40P01; {own}",
             join(&victims),
-            if victims.len() == 1 { "fails" } else { "fail" }
-        ));
-    }
+            if n == 1 { "fails" } else { "fail" }
+        ),
+    };
     if !released.is_empty() {
         line.push_str("; this releases ");
-        line.push_str(&join(&released));
+        line.push_str(&released.join("; and "));
     }
-    line
+    title(&line)
 }
 
 fn op_of<'s>(e: &Cx<'s>, d: &Done) -> &'s Op {
@@ -68,8 +67,8 @@ fn op_of<'s>(e: &Cx<'s>, d: &Done) -> &'s Op {
 /// Who does it: the actor's name, capitalised; the clock actor by its role.
 fn subject(e: &Cx<'_>, actor: usize, op: &Op) -> String {
     match op {
-        Op::Advance { .. } => "The clock".to_string(),
-        Op::Sweep => "The sweeper".to_string(),
+        Op::Advance { .. } => "the clock".to_string(),
+        Op::Sweep => "the sweeper".to_string(),
         _ => title(&e.names.names[actor]),
     }
 }
@@ -90,8 +89,12 @@ fn waiting(e: &Cx<'_>, node: &Node) -> String {
             "{} inserted a ticket for {seat} and has not committed yet",
             join(&names)
         ),
-        WaitOn::Row(_) if w.for_holder => format!("{} holds the row lock on {seat}", join(&names)),
-        WaitOn::Row(_) => {
+        WaitOn::Update(..) => format!(
+            "{} is updating {seat}, which it must re-check",
+            join(&names)
+        ),
+        WaitOn::Row(..) if w.for_holder => format!("{} holds the row lock on {seat}", join(&names)),
+        WaitOn::Row(..) => {
             format!(
                 "{} {} ahead of it in the queue for {seat}",
                 join(&names),
@@ -107,7 +110,7 @@ fn phrase(e: &Cx<'_>, op: &Op, d: &Done) -> String {
         d.facts
             .iter()
             .filter(|(_, f)| fact(f))
-            .map(|(s, _)| e.names.seats[*s as usize].clone())
+            .map(|(s, _)| e.names.seats[s as usize].clone())
             .collect()
     };
     match (&d.result, op) {
@@ -189,9 +192,11 @@ fn updates(op: &Op, d: &Done, took: &[String], e: &Cx<'_>) -> String {
         .facts
         .iter()
         .filter_map(|(s, f)| {
-            let seat = &e.names.seats[*s as usize];
+            let seat = &e.names.seats[s as usize];
             match f {
                 Fact::Recheck(status) => Some(format!("re-reads {seat}, sees {}", status.as_sql())),
+                // The sweeper and a release scan the whole show: the rest is not news.
+                Fact::NoMatch(_) if matches!(op, Op::Sweep | Op::Release) => None,
                 Fact::NoMatch(status) => Some(format!("finds {seat} {}", status.as_sql())),
                 _ => None,
             }

@@ -1,192 +1,194 @@
-//! A statement in flight, and how a locking statement visits one row: evaluate its WHERE on
-//! the version its snapshot sees, lock the row (or queue for it), and after a wait either go
-//! on with that evaluation (the holder only locked, or rolled back) or, under READ COMMITTED,
-//! re-check the WHERE on the newest version (EvalPlanQual); under REPEATABLE READ and
-//! SERIALIZABLE a row replaced by a transaction the snapshot does not see is error 40001.
+//! How a locking statement (an UPDATE, a FOR UPDATE) visits one row: evaluate its WHERE on
+//! the version its snapshot sees; lock the row, or wait for it; after a wait, go on with that
+//! evaluation if the version was not replaced (the holder only locked, or rolled back), or, if
+//! a committed update replaced it, re-check the WHERE on the newest version under READ
+//! COMMITTED (EvalPlanQual, which keeps the lock even when the re-check fails) and fail with
+//! 40001 under REPEATABLE READ and SERIALIZABLE. A re-check that finds the newest version being
+//! updated, and a FOR UPDATE locking the rest of the update chain after its wait, wait for that
+//! transaction outside the row's queue.
 
 use crate::outcome::StepResult;
 use crate::schedule::{Isolation, SeatStatus, Wait};
 
-use super::mvcc::{SeatVal, Snap, TxId, VerId};
+use super::locks::WaitOn;
+use super::mvcc::{SeatVal, TxId, VerId, NOBODY};
+use super::stmt::{concurrent_update, error, rw_dependencies, Fact, Kind, Running, Upd, Visit};
 use super::Engine;
-
-/// A statement sent and not finished: where it is, and what it has done so far.
-#[derive(Clone, Debug)]
-pub(crate) struct Running {
-    pub entry: usize,
-    pub op_index: usize,
-    pub tx: TxId,
-    /// An autocommit statement's own transaction, which ends with it.
-    pub implicit: bool,
-    pub kind: Kind,
-    pub snap: Snap,
-    /// Seats still to fetch, lowest index first.
-    pub todo: u64,
-    /// The seats its WHERE names; the others in `todo` are only fetched (see `scan`).
-    pub want: u64,
-    /// Rows updated, locked, inserted.
-    pub count: u32,
-    /// Rows a locking read returned: (seat, version).
-    pub rows: Vec<(u8, VerId)>,
-    /// The row it waits on, with the version it evaluated and whether that version was
-    /// already found replaced (READ COMMITTED re-checks whatever is newest after the wait).
-    pub pending: Option<(u8, VerId, bool)>,
-    /// What happened to each row, for the reason line.
-    pub facts: Vec<(u8, Fact)>,
-    /// Its wait before it was woken: it keeps its place if it must wait for the row again.
-    pub woken: Option<super::locks::Wait>,
-}
-
-/// What a statement did with one row.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Fact {
-    /// Updated, locked or inserted.
-    Took,
-    /// Its WHERE was false on the version it saw: this status.
-    NoMatch(SeatStatus),
-    /// After a wait, the re-check on the newest version failed: this status (the lock stays).
-    Recheck(SeatStatus),
-    /// Locked by someone else: skipped (SKIP LOCKED).
-    Skipped,
-}
-
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum Kind {
-    Lock(Wait),
-    Update(Upd),
-    Book { hold: u16 },
-    Confirm(Confirm),
-}
-
-/// The UPDATE statements.
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum Upd {
-    /// The conditional claim; `now: None` reads the clock at each evaluation.
-    Claim {
-        holder: u8,
-        hold: u16,
-        minutes: i64,
-        now: Option<i64>,
-    },
-    /// The unconditional write of these values.
-    Write(SeatVal),
-    /// Back to AVAILABLE where the hold is this one and still HELD.
-    Release { hold: u16 },
-    /// Back to AVAILABLE where the hold ran out by `clock_now()`.
-    Sweep,
-}
-
-/// `confirm_hold` in flight: its hold, its `p_called_at` (`None`: evaluation), the seats it
-/// locks, and whether it has moved on to inserting the tickets.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Confirm {
-    pub hold: u16,
-    pub holder: u8,
-    pub called_at: Option<i64>,
-    pub seats: u64,
-    pub inserting: bool,
-}
-
-/// The result of visiting a row.
-pub(crate) enum Visit {
-    /// Finished with this row: the version it took, if any.
-    Done(Option<VerId>),
-    /// Queued for the row lock.
-    Wait,
-    Fail(StepResult),
-}
-
-pub(crate) fn error(code: &str, message: &str) -> StepResult {
-    StepResult::Error {
-        code: code.to_string(),
-        message: message.to_string(),
-    }
-}
-
-pub(crate) fn concurrent_update() -> StepResult {
-    error(
-        "40001",
-        "could not serialize access due to concurrent update",
-    )
-}
-
-pub(crate) fn rw_dependencies() -> StepResult {
-    error(
-        "40001",
-        "could not serialize access due to read/write dependencies among transactions",
-    )
-}
 
 impl Engine<'_> {
     /// Visits `seat` for the locking statement `r` of `actor`, or resumes the visit that
     /// waited on it.
     pub(crate) fn visit(&mut self, actor: usize, r: &mut Running, seat: usize) -> Visit {
-        let tx = r.tx;
+        let resumed = r.pending.is_some();
         let (v, mut replaced) = match r.pending.take() {
             Some((_, v, replaced)) => (v, replaced),
-            None => {
-                let v = self.db.visible(seat, r.snap, tx);
-                if let Err(f) = self.ssi_read(tx, seat, v) {
-                    return Visit::Fail(f);
-                }
-                let val = self.db.val(v);
-                if !self.matches(&r.kind, val) {
-                    r.facts.push((seat as u8, Fact::NoMatch(val.status)));
-                    return Visit::Done(None);
-                }
-                if matches!(r.kind, Kind::Update(_)) {
-                    self.db.assign_xid(tx);
-                }
-                (v, false)
-            }
+            None => match self.fetch(r, seat) {
+                Ok(Some(v)) => (v, false),
+                Ok(None) => return Visit::Done(None),
+                Err(e) => return Visit::Fail(e),
+            },
         };
-        // Replaced by a committed update since the version we evaluated (TM_Updated)?
-        let committed_successor = self
-            .db
-            .successor(seat, v)
-            .is_some_and(|s| !self.db.is_active(self.db.versions[s as usize].xmin));
-        if !replaced && committed_successor {
-            if self.isolation(tx) != Isolation::ReadCommitted {
+        // Replaced by a committed update since the version we evaluated (TM_Updated)? A
+        // locking read that had waited for the row first locks the rest of the update chain
+        // (heap_lock_updated_tuple), waiting for whoever holds the newest version; one that
+        // finds the row already replaced, and an UPDATE, do not.
+        // (The walk stops, with TM_Updated, at a version that a committed transaction updated:
+        // it waits only if the version after ours is the newest committed one.)
+        let newest_committed = self.db.visible(seat, self.db.latest(), NOBODY);
+        let chain_lock = resumed
+            && matches!(r.kind, Kind::Lock(Wait::Wait) | Kind::Confirm(_))
+            && self.db.successor(seat, v) == Some(newest_committed);
+        let other = self.locks.holder[seat].filter(|&h| h != r.tx);
+        if !replaced && self.db.replaced(seat, v) {
+            if let (true, Some(h)) = (chain_lock, other) {
+                return self.follow_chain(actor, r, seat, (v, false), h);
+            }
+            if self.isolation(r.tx) != Isolation::ReadCommitted {
+                self.leave_queue(r);
                 return Visit::Fail(concurrent_update());
             }
             replaced = true;
         }
-        if self.locks.contended(seat, tx) {
-            return match r.kind {
-                Kind::Lock(Wait::Nowait) => Visit::Fail(error(
-                    "55P03",
-                    "could not obtain lock on row in relation \"show_seats\"",
-                )),
-                Kind::Lock(Wait::SkipLocked) => {
-                    r.facts.push((seat as u8, Fact::Skipped));
-                    Visit::Done(None)
-                }
-                _ => {
-                    self.locks.enqueue(actor, seat, r.woken.take());
-                    r.pending = Some((seat as u8, v, replaced));
-                    Visit::Wait
-                }
-            };
+        if let (true, Some(h)) = (replaced, other) {
+            let updating = self.db.versions[self.db.newest[seat] as usize].xmin == h;
+            if chain_lock || updating {
+                return self.follow_chain(actor, r, seat, (v, replaced), h);
+            }
         }
-        r.woken = None;
-        self.locks.take(seat, tx);
-        self.db.assign_xid(tx);
-        let target = if replaced { self.db.newest[seat] } else { v };
-        if replaced && !self.matches(&r.kind, self.db.val(target)) {
-            r.facts
-                .push((seat as u8, Fact::Recheck(self.db.val(target).status)));
+        let tid = newest_committed;
+        if self.locks.contended(seat, tid, r.tx, r.woken.as_ref()) {
+            return self.contend(actor, r, seat, (tid, v, replaced));
+        }
+        self.locks.take(seat, r.tx, self.log.len());
+        self.leave_queue(r);
+        self.db.assign_xid(r.tx);
+        self.lock_row(r, seat, if replaced { None } else { Some(v) })
+    }
+
+    /// Fetches the version of `seat` that the statement's snapshot sees and evaluates its
+    /// WHERE: the version, or `None` if the row does not match.
+    fn fetch(&mut self, r: &mut Running, seat: usize) -> Result<Option<VerId>, StepResult> {
+        let v = self.db.visible(seat, r.snap, r.tx);
+        self.ssi_read(r.tx, seat, v)?;
+        let val = self.db.val(v);
+        if !self.matches(&r.kind, val) {
+            r.facts.push(seat as u8, Fact::NoMatch(val.status));
+            return Ok(None);
+        }
+        if matches!(r.kind, Kind::Update(_)) {
+            // heap_update takes the xid before it looks at the row's lockers.
+            self.db.assign_xid(r.tx);
+        }
+        r.fetched_at = self.clients.clock;
+        Ok(Some(v))
+    }
+
+    /// The row is locked (or queued for) by someone else: fail (NOWAIT), skip (SKIP LOCKED)
+    /// or wait in the queue of its newest committed version `tid`.
+    fn contend(
+        &mut self,
+        actor: usize,
+        r: &mut Running,
+        seat: usize,
+        (tid, v, replaced): (VerId, VerId, bool),
+    ) -> Visit {
+        if self.locks.holder[seat].is_none() {
+            // Nobody holds the row: its woken head has not run yet. PostgreSQL races here.
+            self.race();
+        }
+        match r.kind {
+            Kind::Lock(Wait::Nowait) => Visit::Fail(error(
+                "55P03",
+                "could not obtain lock on row in relation \"show_seats\"",
+            )),
+            Kind::Lock(Wait::SkipLocked) => {
+                r.facts.push(seat as u8, Fact::Skipped);
+                Visit::Done(None)
+            }
+            _ => {
+                self.locks.enqueue(actor, seat, tid, r.woken.take());
+                r.pending = Some((seat as u8, v, replaced));
+                Visit::Wait
+            }
+        }
+    }
+
+    /// Waits for `holder`, which holds a newer version of a row that this statement found
+    /// replaced, outside the row's queue: EvalPlanQual and the update-chain locking of a
+    /// locking read wait for the transaction itself, without the tuple lock.
+    fn follow_chain(
+        &mut self,
+        actor: usize,
+        r: &mut Running,
+        seat: usize,
+        (v, replaced): (VerId, bool),
+        holder: TxId,
+    ) -> Visit {
+        if matches!(r.kind, Kind::Lock(Wait::Nowait)) {
+            return Visit::Fail(error(
+                "55P03",
+                "could not obtain lock on row in relation \"show_seats\"",
+            ));
+        }
+        if matches!(r.kind, Kind::Lock(Wait::SkipLocked)) {
+            r.facts.push(seat as u8, Fact::Skipped);
+            return Visit::Done(None);
+        }
+        let update = matches!(r.kind, Kind::Update(_));
+        if update && resumed_now(r) && self.locks.taken_during(seat, self.log.len()) {
+            // The holder took the row in this very wake-up: PostgreSQL races between its lock
+            // and its update (an UPDATE's re-check that meets the lock alone queues for it).
+            self.race();
+        }
+        self.leave_queue(r);
+        self.locks
+            .wait_for_tx(actor, holder, WaitOn::Update(seat as u8, holder));
+        r.pending = Some((seat as u8, v, replaced));
+        Visit::Wait
+    }
+
+    /// With the row lock taken: re-check the WHERE on the newest version if the evaluated
+    /// one was replaced (`evaluated: None`, EvalPlanQual, the lock stays even if it fails),
+    /// then write (an UPDATE) or return the row (a locking read).
+    fn lock_row(&mut self, r: &mut Running, seat: usize, evaluated: Option<VerId>) -> Visit {
+        let target = evaluated.unwrap_or(self.db.newest[seat]);
+        let val = self.db.val(target);
+        if evaluated.is_none() && !self.matches(&r.kind, val) {
+            r.facts.push(seat as u8, Fact::Recheck(val.status));
             return Visit::Done(None);
         }
         if let Kind::Update(upd) = r.kind {
-            if let Err(f) = self.ssi_write(tx, seat, target) {
+            if let Err(f) = self.ssi_write(r.tx, seat, target) {
                 return Visit::Fail(f);
             }
-            let val = self.updated(upd);
-            self.db.update(seat, tx, val);
+            // The new row was computed when the row was fetched, unless re-checked now.
+            let clock = if evaluated.is_some() {
+                r.fetched_at
+            } else {
+                self.clients.clock
+            };
+            self.db.update(seat, r.tx, updated(upd, clock));
         }
         r.count += 1;
-        r.facts.push((seat as u8, Fact::Took));
+        r.facts.push(seat as u8, Fact::Took);
         Visit::Done(Some(target))
+    }
+
+    /// Notes that the current entry's outcome depends on a race between PostgreSQL sessions.
+    pub(super) fn race(&mut self) {
+        let k = self.log.len();
+        if self.races.last() != Some(&k) {
+            self.races.push(k);
+        }
+    }
+
+    /// A woken waiter is done with the version it queued on (it took the row, or found it
+    /// replaced): the tuple lock passes on at once, so the next in line starts its new wait
+    /// before this statement goes on to other rows.
+    fn leave_queue(&mut self, r: &mut Running) {
+        if r.woken.take().is_some() {
+            self.locks.promote_heads();
+        }
     }
 
     pub(crate) fn isolation(&self, tx: TxId) -> Isolation {
@@ -209,25 +211,6 @@ impl Engine<'_> {
                 val.hold == Some(*hold) && val.status == SeatStatus::Held
             }
             Kind::Update(Upd::Sweep) => expired(clock),
-        }
-    }
-
-    /// The row an UPDATE writes (each sets all four columns, so nothing of the old row stays).
-    fn updated(&self, upd: Upd) -> SeatVal {
-        match upd {
-            Upd::Claim {
-                holder,
-                hold,
-                minutes,
-                now,
-            } => SeatVal {
-                status: SeatStatus::Held,
-                holder: Some(holder),
-                hold: Some(hold),
-                until: Some(now.unwrap_or(self.clients.clock) + minutes),
-            },
-            Upd::Write(val) => val,
-            Upd::Release { .. } | Upd::Sweep => SeatVal::FREE,
         }
     }
 
@@ -255,4 +238,29 @@ impl Engine<'_> {
             .write(me, seat as u8, v)
             .map_err(|_| rw_dependencies())
     }
+}
+
+/// The row an UPDATE writes, with `clock_now()` read at `clock` (each UPDATE sets all four
+/// columns, so nothing of the old row stays).
+fn updated(upd: Upd, clock: i64) -> SeatVal {
+    match upd {
+        Upd::Claim {
+            holder,
+            hold,
+            minutes,
+            now,
+        } => SeatVal {
+            status: SeatStatus::Held,
+            holder: Some(holder),
+            hold: Some(hold),
+            until: Some(now.unwrap_or(clock) + minutes),
+        },
+        Upd::Write(val) => val,
+        Upd::Release { .. } | Upd::Sweep => SeatVal::FREE,
+    }
+}
+
+/// Whether `r` is running because a commit or rollback woke it during this entry.
+fn resumed_now(r: &Running) -> bool {
+    r.woken.is_some()
 }

@@ -7,13 +7,14 @@
 
 use std::sync::{Arc, OnceLock};
 
-use crate::outcome::{BookingRow, EntryTrace, SeatRow, SeenRow, StepResult, Tables, Trace};
+use crate::outcome::{EntryTrace, SeenRow, StepResult, Trace};
 use crate::schedule::Schedule;
 
 use super::locks::WaitOn;
-use super::mvcc::{SeatVal, Table, NOBODY};
+use super::mvcc::{Table, NOBODY};
 use super::names::Names;
-use super::rows::Fact;
+use super::stmt::Facts;
+use super::tables::Committed;
 use super::{reason, Engine};
 
 /// An operation that finished during an entry.
@@ -23,7 +24,7 @@ pub(crate) struct Done {
     pub op_index: usize,
     pub result: StepResult,
     pub seen: Vec<SeenRow>,
-    pub facts: Vec<(u8, Fact)>,
+    pub facts: Facts,
 }
 
 /// What happened during one entry, in order.
@@ -32,6 +33,8 @@ pub(crate) struct Events {
     pub done: Vec<Done>,
     /// Deadlock victims.
     pub victims: Vec<usize>,
+    /// The wait sequence number when the entry began.
+    pub seq: u32,
 }
 
 impl Events {
@@ -41,7 +44,7 @@ impl Events {
         (entry, op_index): (usize, usize),
         result: StepResult,
         seen: Vec<SeenRow>,
-        facts: Vec<(u8, Fact)>,
+        facts: Facts,
     ) {
         self.done.push(Done {
             actor,
@@ -56,16 +59,6 @@ impl Events {
     pub fn deadlock(&mut self, victim: usize) {
         self.victims.push(victim);
     }
-}
-
-/// The committed rows after an entry, as values.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Committed {
-    pub clock: i64,
-    pub seats: Vec<SeatVal>,
-    /// (seat, holder, booking id)
-    pub bookings: Vec<(u8, u8, u16)>,
-    pub refunds: Vec<u8>,
 }
 
 /// How the entry's own operation waits, if it does.
@@ -113,45 +106,6 @@ impl Node {
                 reason: reason::line(names, schedule, self),
             }
         })
-    }
-}
-
-impl Committed {
-    pub fn tables(&self, names: &Names) -> Tables {
-        let seats = self
-            .seats
-            .iter()
-            .enumerate()
-            .map(|(s, v)| SeatRow {
-                id: names.seats[s].clone(),
-                status: v.status,
-                holder: v.holder.map(|h| names.names[h as usize].clone()),
-                hold_id: v.hold.map(|h| names.holds[h as usize].clone()),
-                until: v.until,
-            })
-            .collect();
-        let mut bookings: Vec<BookingRow> = self
-            .bookings
-            .iter()
-            .map(|&(seat, holder, hold)| BookingRow {
-                seat: names.seats[seat as usize].clone(),
-                holder: names.names[holder as usize].clone(),
-                booking_id: names.holds[hold as usize].clone(),
-            })
-            .collect();
-        bookings.sort_by(|a, b| (&a.seat, &a.booking_id).cmp(&(&b.seat, &b.booking_id)));
-        let mut refunds: Vec<String> = self
-            .refunds
-            .iter()
-            .map(|&h| names.names[h as usize].clone())
-            .collect();
-        refunds.sort();
-        Tables {
-            clock: self.clock,
-            seats,
-            bookings,
-            refunds,
-        }
     }
 }
 
@@ -246,7 +200,7 @@ impl Engine<'_> {
         };
         let wait = self.locks.waits[actor].filter(|_| waiting).map(|w| {
             let seat = match w.on {
-                WaitOn::Row(s) => s,
+                WaitOn::Row(s, _) | WaitOn::Update(s, _) => s,
                 WaitOn::Xact(_) => self.running[actor]
                     .as_ref()
                     .and_then(|r| r.pending)
@@ -279,40 +233,22 @@ impl Engine<'_> {
     pub(super) fn committed(&self) -> Arc<Committed> {
         let last = self.log.committed();
         let latest = self.db.latest();
-        let seats_same = last
-            .seats
-            .iter()
-            .enumerate()
-            .all(|(s, v)| self.db.committed(s) == *v);
-        let bookings = self.db.rows(Table::Booking, latest, NOBODY).count();
-        let refunds = self.db.rows(Table::Refund, latest, NOBODY).count();
-        if seats_same
-            && last.clock == self.clients.clock
-            && bookings == last.bookings.len()
-            && refunds == last.refunds.len()
-        {
-            return last.clone();
-        }
-        Arc::new(self.committed_now())
-    }
-
-    pub(super) fn committed_now(&self) -> Committed {
-        let latest = self.db.latest();
-        Committed {
-            clock: self.clients.clock,
-            seats: (0..self.names.seats.len())
-                .map(|s| self.db.committed(s))
-                .collect(),
-            bookings: self
-                .db
-                .rows(Table::Booking, latest, NOBODY)
-                .map(|r| (r.seat, r.holder, r.hold))
-                .collect(),
-            refunds: self
-                .db
-                .rows(Table::Refund, latest, NOBODY)
-                .map(|r| r.holder)
-                .collect(),
+        let same = last.clock == self.clients.clock
+            && last
+                .seats
+                .iter()
+                .enumerate()
+                .all(|(s, v)| self.db.committed(s) == *v)
+            && self.db.rows(Table::Booking, latest, NOBODY).count() == last.bookings.len()
+            && self.db.rows(Table::Refund, latest, NOBODY).count() == last.refunds.len();
+        if same {
+            last.clone()
+        } else {
+            Arc::new(Committed::of(
+                &self.db,
+                self.names.seats.len(),
+                self.clients.clock,
+            ))
         }
     }
 }

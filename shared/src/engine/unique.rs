@@ -1,0 +1,67 @@
+//! The unique index of `booking_seats` (one ticket per show and seat): an insert whose key
+//! has a committed row fails with 23505; one whose key another transaction inserted and has
+//! not committed waits for that transaction, then fails (it committed) or goes on (it rolled
+//! back).
+
+use crate::outcome::StepResult;
+
+use super::locks::WaitOn;
+use super::mvcc::{Row, Table};
+use super::names::seats_of;
+use super::ops::Poll;
+use super::stmt::{error, rw_dependencies, Fact, Running};
+use super::Engine;
+
+impl Engine<'_> {
+    /// Inserts a ticket per remaining seat: a key another transaction inserted and has not
+    /// committed is waited for; a key committed (or inserted by this transaction) is 23505.
+    pub(super) fn insert_tickets(
+        &mut self,
+        actor: usize,
+        r: &mut Running,
+        hold: u16,
+        holder: u8,
+    ) -> Poll {
+        r.woken = None;
+        while let Some(seat) = seats_of(r.todo).next() {
+            r.pending = None;
+            if let Some(sx) = self.db.txs[r.tx as usize].sx {
+                if self.ssi.wrote(sx).is_err() {
+                    return Poll::Done(rw_dependencies());
+                }
+            }
+            self.db.assign_xid(r.tx);
+            let clash = self
+                .db
+                .rows
+                .iter()
+                .find(|row| row.table == Table::Booking && row.seat as usize == seat);
+            if let Some(row) = clash {
+                if row.xmin != r.tx && self.db.is_active(row.xmin) {
+                    self.locks
+                        .wait_for_tx(actor, row.xmin, WaitOn::Xact(row.xmin));
+                    r.pending = Some((seat as u8, 0, false));
+                    return Poll::Wait;
+                }
+                return Poll::Done(error(
+                    "23505",
+                    "duplicate key value violates unique constraint \"booking_seats_show_id_seat_id_key\"",
+                ));
+            }
+            self.db.insert(Row {
+                table: Table::Booking,
+                xmin: r.tx,
+                seat: seat as u8,
+                holder,
+                hold,
+                mask: 0,
+            });
+            r.count += 1;
+            r.facts.push(seat as u8, Fact::Took);
+            r.todo &= !(1 << seat);
+        }
+        Poll::Done(StepResult::Ok {
+            rows: Some(r.count as u64),
+        })
+    }
+}
