@@ -2,6 +2,9 @@
 //! simulator only, and says so.
 
 use gloo_net::http::Request;
+use serde::Deserialize;
+use shared::schedule::ScheduleFile;
+use shared::Outcome;
 
 /// What `GET /api/health` told us about the server and its database.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -40,4 +43,53 @@ fn classify(status: u16, body: Option<serde_json::Value>) -> Health {
         (503, Some(serde_json::Value::Object(_))) => Health::DatabaseDown,
         _ => Health::NoServer,
     }
+}
+
+/// The real run of the lab's schedule, as far as it has got.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RealRun {
+    NotRun,
+    Running,
+    Done(Box<Report>),
+    /// The server refused or could not run it; the sentence says why and what to do.
+    Failed(String),
+}
+
+/// What `POST /api/runs` answers: the simulated and the real outcome, compared.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub struct Report {
+    pub agree: bool,
+    pub simulated: Outcome,
+    /// `None` when PostgreSQL could not run the schedule as written.
+    pub real: Option<Outcome>,
+    pub differences: Vec<String>,
+}
+
+/// Runs the schedule on the server's PostgreSQL, one connection per buyer.
+pub async fn run(file: &ScheduleFile) -> Result<Report, String> {
+    let body = serde_json::to_string(file).map_err(|e| e.to_string())?;
+    let request = Request::post("/api/runs")
+        .header("content-type", "application/json")
+        .body(body)
+        .map_err(|e| e.to_string())?;
+    let response = request.send().await.map_err(|_| {
+        "The server did not answer: real runs need the Last Seat server (scripts/run).".to_string()
+    })?;
+    let status = response.status();
+    let text = response.text().await.unwrap_or_default();
+    if (200..300).contains(&status) {
+        return serde_json::from_str(&text).map_err(|_| {
+            "The server's answer was not a run report: is this a Last Seat server?".to_string()
+        });
+    }
+    let message = serde_json::from_str::<serde_json::Value>(&text)
+        .ok()
+        .and_then(|v| v["error"]["message"].as_str().map(str::to_string));
+    Err(match (status, message) {
+        (_, Some(message)) => format!("The server refused the run ({status}): {message}"),
+        (404, None) => "No Last Seat server here: this page is served statically, so it \
+                        simulates only. Start the server with scripts/run for real runs."
+            .to_string(),
+        (_, None) => format!("The server answered {status} without a reason."),
+    })
 }

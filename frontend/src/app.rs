@@ -1,24 +1,23 @@
-//! The page: a short introduction, the defences the chapters will let the reader try, and
-//! whether a real PostgreSQL is there to check the simulator against.
+//! The app: a router over the home page and the chapters.
 
 use leptos::prelude::*;
+use leptos_router::components::{Route, Router, Routes};
+use leptos_router::path;
 
-use crate::components::{DefenceList, HealthLine, Intro};
+use crate::components::{ChapterPage, Home, Nav, NotFound};
 
-/// The whole page. Chapters will hang off this; for now it is one static view.
 #[component]
 pub fn App() -> impl IntoView {
     view! {
-        <main class="page">
-            <Intro />
-            <DefenceList />
-            <HealthLine />
-            <footer class="footer">
-                <p>
-                    "Every outcome on this page is computed in your browser by the same Rust "
-                    "model that the server checks against PostgreSQL."
-                </p>
-            </footer>
-        </main>
+        <Router>
+            <a class="skip-link" href="#content">"Skip to the content"</a>
+            <Nav />
+            <div id="content">
+                <Routes fallback=NotFound>
+                    <Route path=path!("/") view=Home />
+                    <Route path=path!("/chapter/:n") view=ChapterPage />
+                </Routes>
+            </div>
+        </Router>
     }
 }

@@ -2,7 +2,12 @@
 
 mod api;
 mod app;
+mod chapters;
 mod components;
+mod link;
+mod model;
+mod state;
+mod words;
 
 fn main() {
     leptos::mount::mount_to_body(app::App);

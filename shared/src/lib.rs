@@ -13,5 +13,8 @@ pub use outcome::{Outcome, StepResult, Trace};
 pub use schedule::{Schedule, ScheduleError};
 pub mod assess;
 pub mod engine;
+pub mod explain;
 pub mod explorer;
+pub mod export;
+pub mod link;
 pub mod scenarios;

@@ -44,7 +44,7 @@ pub(crate) struct Wait {
 }
 
 /// The row locks and who waits for what.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub(crate) struct Locks {
     /// Per seat: the transaction holding its row lock.
     pub holder: Vec<Option<TxId>>,
@@ -54,6 +54,13 @@ pub(crate) struct Locks {
     pub waits: Vec<Option<Wait>>,
     seq: u32,
 }
+
+clone_reusing!(Locks {
+    holder,
+    taken,
+    waits,
+    seq,
+});
 
 impl Locks {
     pub fn new(seats: usize, actors: usize) -> Locks {

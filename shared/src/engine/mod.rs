@@ -12,6 +12,25 @@
 //! functions, how they end), `unique` (the ticket insert and its unique key), `trace`,
 //! `tables` and `reason` (what is reported).
 
+/// `Clone` whose `clone_from` reuses each field's buffers (`Vec::clone_from` keeps its
+/// allocation), for the state the explorer copies at every branch of its walk. The fields are
+/// named exhaustively: a field added to the type and not here does not compile.
+macro_rules! clone_reusing {
+    ($t:ident $(<$lt:lifetime>)? { $($f:ident),* $(,)? }) => {
+        impl $(<$lt>)? Clone for $t $(<$lt>)? {
+            fn clone(&self) -> Self {
+                let $t { $($f),* } = self;
+                $t { $($f: $f.clone()),* }
+            }
+
+            fn clone_from(&mut self, source: &Self) {
+                let $t { $($f),* } = self;
+                $($f.clone_from(&source.$f);)*
+            }
+        }
+    };
+}
+
 mod finish;
 mod funcs;
 mod locks;
@@ -26,22 +45,26 @@ mod tables;
 mod trace;
 mod unique;
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use crate::client::{Action, Clients};
+use crate::client::{Action, ActorState, Clients};
 use crate::outcome::{EntryTrace, Trace};
 use crate::schedule::{Op, Schedule, ScheduleError};
 
 use locks::Locks;
 use mvcc::{Db, TxId};
-use names::Names;
 use ssi::Ssi;
 use stmt::Running;
 use trace::{Events, Log, View};
 
-/// The model's state after some entries of an order. Cheap to clone: the explorer clones it at
-/// every branch (the trace so far is shared between clones).
-#[derive(Clone)]
+pub(crate) use names::Names;
+pub(crate) use tables::Committed;
+pub(crate) use trace::{Compact, Done, Node};
+
+/// The model's state after some entries of an order. Cheap to copy: the explorer copies it at
+/// every branch, into an engine whose buffers it reuses (`clone_from`); the trace so far is
+/// shared between copies.
 pub struct Engine<'s> {
     schedule: &'s Schedule,
     names: Arc<Names>,
@@ -57,6 +80,110 @@ pub struct Engine<'s> {
     view: View,
     /// Entries during which two woken waiters raced for a row (see `races`).
     races: Vec<usize>,
+}
+
+impl Clone for Engine<'_> {
+    fn clone(&self) -> Self {
+        let Engine {
+            schedule,
+            names,
+            clients,
+            db,
+            locks,
+            ssi,
+            open,
+            running,
+            log,
+            view,
+            races,
+        } = self;
+        Engine {
+            schedule,
+            names: names.clone(),
+            clients: clients.clone(),
+            db: db.clone(),
+            locks: locks.clone(),
+            ssi: ssi.clone(),
+            open: open.clone(),
+            running: running.clone(),
+            log: log.clone(),
+            view: view.clone(),
+            races: races.clone(),
+        }
+    }
+
+    /// Reuses every buffer of `self`, the client side's included.
+    fn clone_from(&mut self, source: &Self) {
+        let Engine {
+            schedule,
+            names,
+            clients,
+            db,
+            locks,
+            ssi,
+            open,
+            running,
+            log,
+            view,
+            races,
+        } = self;
+        if std::ptr::eq(*schedule, source.schedule) {
+            copy_clients(clients, &source.clients);
+        } else {
+            clients.clone_from(&source.clients);
+        }
+        *schedule = source.schedule;
+        names.clone_from(&source.names);
+        db.clone_from(&source.db);
+        locks.clone_from(&source.locks);
+        ssi.clone_from(&source.ssi);
+        open.clone_from(&source.open);
+        running.clone_from(&source.running);
+        log.clone_from(&source.log);
+        view.clone_from(&source.view);
+        races.clone_from(&source.races);
+    }
+}
+
+/// Copies the client side of an engine of the same schedule into another's, reusing its
+/// buffers (`Clients::clone` allocates every actor's strings and maps anew). The fields it
+/// cannot reach (the show, the hold length) come from the schedule and never change.
+fn copy_clients(to: &mut Clients, from: &Clients) {
+    to.clock = from.clock;
+    copy_map(&mut to.provider, &from.provider);
+    to.actors.truncate(from.actors.len());
+    for (t, f) in to.actors.iter_mut().zip(&from.actors) {
+        let ActorState {
+            next,
+            in_flight,
+            in_tx,
+            failed,
+            tx_clock,
+            remembered,
+            current_hold,
+        } = t;
+        *next = f.next;
+        in_flight.clone_from(&f.in_flight);
+        *in_tx = f.in_tx;
+        *failed = f.failed;
+        *tx_clock = f.tx_clock;
+        copy_map(remembered, &f.remembered);
+        current_hold.clone_from(&f.current_hold);
+    }
+    let have = to.actors.len();
+    to.actors.extend_from_slice(&from.actors[have..]);
+    debug_assert!(to == from, "the client side was copied whole");
+}
+
+/// `to.clone_from(from)` for a map, without reallocating when both have the same keys.
+fn copy_map<V: Copy>(to: &mut BTreeMap<String, V>, from: &BTreeMap<String, V>) {
+    if to.len() == from.len() && to.keys().eq(from.keys()) {
+        for (t, f) in to.values_mut().zip(from.values()) {
+            *t = *f;
+        }
+    } else {
+        to.clone_from(from);
+    }
 }
 
 /// Why an actor cannot send its next operation now.
@@ -106,6 +233,12 @@ impl<'s> Engine<'s> {
         None
     }
 
+    /// Whether `actor`'s statement still waits for a lock: `blocked` gives `Waiting`, without
+    /// naming whom it waits for.
+    pub fn waiting(&self, actor: usize) -> bool {
+        self.running[actor].is_some()
+    }
+
     /// Sends `actor`'s next operation as the next entry of the order. An error if it cannot
     /// (the schedule is invalid): its statement still waits, or its program is over.
     pub fn step(&mut self, actor: usize) -> Result<(), ScheduleError> {
@@ -128,9 +261,19 @@ impl<'s> Engine<'s> {
         let cx = ops::Cx::of(self, actor);
         // The client side decides whether a write or a book is skipped and what a payment
         // does; every other op is sent as is, and the model needs no SQL text, so the
-        // statement that `prepare` would build is not asked for.
+        // statement that `prepare` would build is not asked for (nor is it for a write or a
+        // book that the client will send: building its SQL costs more than the model's step).
         let op = &self.schedule.actors()[actor].program[op_index];
         let decided = match op {
+            Op::Write { seats, .. } | Op::Book { seats }
+                if !remembers_taken(&self.clients.actors[actor], seats) =>
+            {
+                debug_assert!(matches!(
+                    self.clients.clone().prepare(self.schedule, actor),
+                    Action::Send(_)
+                ));
+                None
+            }
             Op::Write { .. } | Op::Book { .. } | Op::Pay { .. } => {
                 match self.clients.prepare(self.schedule, actor) {
                     Action::Done(result) => Some(result),
@@ -161,6 +304,11 @@ impl<'s> Engine<'s> {
     /// Wakes the waiters whose wait is over, in the order their waits began, then breaks
     /// deadlocks, until nothing moves.
     fn settle(&mut self, ev: &mut Events) {
+        if self.running.iter().all(Option::is_none) && self.locks.waits.iter().all(Option::is_none)
+        {
+            // Nobody waits: nothing to wake, no queue to move up, no cycle.
+            return;
+        }
         loop {
             self.locks.promote_heads();
             let next = (0..self.running.len())
@@ -213,10 +361,40 @@ impl<'s> Engine<'s> {
         self.view.get(&self.log, &self.names, self.schedule)
     }
 
+    /// The trace so far in the engine's own compact form (see `Compact`).
+    pub(crate) fn compact(&self) -> Compact<'_> {
+        Compact {
+            names: &self.names,
+            initial: self.log.initial(),
+            nodes: self.log.nodes(),
+        }
+    }
+
+    /// The run's strings, which the compact record indexes.
+    pub(crate) fn names(&self) -> &Names {
+        &self.names
+    }
+
+    /// The committed rows after the last entry (before the first, if none ran).
+    pub(crate) fn committed_now(&self) -> &Committed {
+        self.log.committed()
+    }
+
+    /// The last entry in compact form, with the committed rows before it.
+    pub(crate) fn last_entry(&self) -> Option<(&Committed, &Node)> {
+        self.log.last()
+    }
+
     /// The whole trace.
     pub fn into_trace(self) -> Trace {
         self.log.into_trace(&self.names, self.schedule)
     }
+}
+
+/// Whether the client will skip a write or a book of `seats`: it remembers one of them as taken
+/// (`Clients::prepare` answers `Skipped` exactly then).
+fn remembers_taken(a: &ActorState, seats: &[String]) -> bool {
+    seats.iter().any(|s| a.remembered.get(s) == Some(&false))
 }
 
 /// Runs the schedule's order in the model.

@@ -94,7 +94,7 @@ pub(crate) struct Tx {
 }
 
 /// The stored data: versions of every row, and the transactions that wrote them.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub(crate) struct Db {
     pub txs: Vec<Tx>,
     pub versions: Vec<Version>,
@@ -104,6 +104,15 @@ pub(crate) struct Db {
     pub commit_seq: u32,
     pub next_xid: u32,
 }
+
+clone_reusing!(Db {
+    txs,
+    versions,
+    newest,
+    rows,
+    commit_seq,
+    next_xid,
+});
 
 impl Db {
     /// The scenario's rows, created by the bootstrap transaction: its seats, and a ticket for

@@ -15,7 +15,8 @@ use super::Engine;
 /// entry is sent: `Clients::context` as indices (without building its strings).
 pub(crate) struct Cx {
     pub new_hold: u16,
-    pub current_hold: u16,
+    /// The actor's current hold id, for the operations that name it (a release, a confirm).
+    pub current_hold: Option<u16>,
     pub tx_clock: i64,
     pub clock: i64,
     pub minutes: i64,
@@ -25,12 +26,18 @@ impl Cx {
     pub fn of(engine: &Engine<'_>, actor: usize) -> Cx {
         let (names, clients) = (&engine.names, &engine.clients);
         let a = &clients.actors[actor];
+        let names_current = matches!(
+            engine.schedule.actors()[actor].program[a.next],
+            Op::Release | Op::Confirm { .. }
+        );
         Cx {
             new_hold: names.op_hold[actor][a.next],
-            current_hold: a
-                .current_hold
-                .as_deref()
-                .map_or(names.no_hold[actor], |h| names.hold(h)),
+            // Looked up only where it is used: the lookup compares strings.
+            current_hold: names_current.then(|| {
+                a.current_hold
+                    .as_deref()
+                    .map_or(names.no_hold[actor], |h| names.hold(h))
+            }),
             tx_clock: if a.in_tx { a.tx_clock } else { clients.clock },
             clock: clients.clock,
             minutes: engine.schedule.scenario().hold_minutes,
@@ -270,12 +277,12 @@ fn statement(op: &Op, actor: usize, cx: &Cx) -> Kind {
             until: (*status == SeatStatus::Held).then_some(cx.tx_clock + cx.minutes),
         })),
         Op::Release => Kind::Update(Upd::Release {
-            hold: cx.current_hold,
+            hold: cx.current_hold.expect("a release names the current hold"),
         }),
         Op::Sweep => Kind::Update(Upd::Sweep),
         Op::Book { .. } => Kind::Book { hold: cx.new_hold },
         Op::Confirm { .. } => Kind::Confirm(Confirm {
-            hold: cx.current_hold,
+            hold: cx.current_hold.expect("a confirm names the current hold"),
             holder,
             called_at: cx.now(op.now()),
             seats: 0,

@@ -57,7 +57,7 @@ impl Sx {
     }
 }
 
-#[derive(Clone, Debug, Default)]
+#[derive(Debug, Default)]
 pub(crate) struct Ssi {
     sxs: Vec<Sx>,
     /// rw-conflicts: (reader, writer), the reader's read came before the writer's write.
@@ -69,6 +69,15 @@ pub(crate) struct Ssi {
     /// Committed transactions not yet cleaned up, in commit order.
     finished: Vec<SxId>,
 }
+
+clone_reusing!(Ssi {
+    sxs,
+    conflicts,
+    siread,
+    last_commit_seq,
+    global_xmin,
+    finished,
+});
 
 impl Ssi {
     /// Registers a serializable transaction as it takes its snapshot.

@@ -7,7 +7,7 @@ use crate::schedule::{SeatStatus, Wait};
 use super::mvcc::{SeatVal, Snap, TxId, VerId};
 
 /// A statement sent and not finished: where it is, and what it has done so far.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub(crate) struct Running {
     pub entry: usize,
     pub op_index: usize,
@@ -35,6 +35,23 @@ pub(crate) struct Running {
     /// Its wait before it was woken: it keeps its place if it must wait for the row again.
     pub woken: Option<super::locks::Wait>,
 }
+
+clone_reusing!(Running {
+    entry,
+    op_index,
+    tx,
+    implicit,
+    kind,
+    snap,
+    todo,
+    want,
+    count,
+    rows,
+    pending,
+    fetched_at,
+    facts,
+    woken,
+});
 
 /// What a statement did with one row.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

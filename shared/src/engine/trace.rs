@@ -27,10 +27,37 @@ pub(crate) struct Done {
     pub facts: Facts,
 }
 
+/// The operations that finished during an entry, in order. Nearly always one: it is kept in
+/// place, and only a second one allocates.
+#[derive(Default)]
+pub(crate) struct Dones {
+    first: Option<Done>,
+    rest: Vec<Done>,
+}
+
+impl Dones {
+    fn push(&mut self, done: Done) {
+        if self.first.is_none() {
+            self.first = Some(done);
+        } else {
+            self.rest.push(done);
+        }
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &Done> + Clone {
+        self.first.iter().chain(&self.rest)
+    }
+
+    /// The only one, if exactly one operation finished.
+    pub fn single(&self) -> Option<&Done> {
+        self.first.as_ref().filter(|_| self.rest.is_empty())
+    }
+}
+
 /// What happened during one entry, in order.
 #[derive(Default)]
 pub(crate) struct Events {
-    pub done: Vec<Done>,
+    pub done: Dones,
     /// Deadlock victims.
     pub victims: Vec<usize>,
     /// The wait sequence number when the entry began.
@@ -81,31 +108,36 @@ pub(crate) struct Node {
     pub wait: Option<WaitNote>,
     pub events: Events,
     pub committed: Arc<Committed>,
-    rendered: OnceLock<EntryTrace>,
+    /// Boxed: most nodes are never rendered (the explorer judges without), and a small node is
+    /// cheaper to build.
+    rendered: OnceLock<Box<EntryTrace>>,
 }
 
 impl Node {
     /// The entry as the trace shows it (completions that came later are not in it).
     fn render(&self, names: &Names, schedule: &Schedule) -> &EntryTrace {
-        self.rendered.get_or_init(|| {
-            let own = self.events.done.iter().find(|d| d.entry == self.k);
-            let mut waited_for: Vec<String> = self
-                .blockers
-                .iter()
-                .map(|&b| names.names[b].clone())
-                .collect();
-            waited_for.sort();
-            EntryTrace {
-                actor: names.names[self.actor].clone(),
-                op_index: self.op_index,
-                waited_for,
-                result: own.map(|d| d.result.clone()),
-                completed_after: own.map(|_| self.k),
-                seen: own.map(|d| d.seen.clone()).unwrap_or_default(),
-                tables: self.committed.tables(names),
-                reason: reason::line(names, schedule, self),
-            }
-        })
+        self.rendered
+            .get_or_init(|| Box::new(self.render_now(names, schedule)))
+    }
+
+    fn render_now(&self, names: &Names, schedule: &Schedule) -> EntryTrace {
+        let own = self.events.done.iter().find(|d| d.entry == self.k);
+        let mut waited_for: Vec<String> = self
+            .blockers
+            .iter()
+            .map(|&b| names.names[b].clone())
+            .collect();
+        waited_for.sort();
+        EntryTrace {
+            actor: names.names[self.actor].clone(),
+            op_index: self.op_index,
+            waited_for,
+            result: own.map(|d| d.result.clone()),
+            completed_after: own.map(|_| self.k),
+            seen: own.map(|d| d.seen.clone()).unwrap_or_default(),
+            tables: self.committed.tables(names),
+            reason: reason::line(names, schedule, self),
+        }
     }
 }
 
@@ -115,6 +147,8 @@ pub(crate) struct Log {
     last: Option<Arc<Node>>,
     len: usize,
     initial: Arc<Committed>,
+    /// The database's commit sequence when the last entry's committed rows were taken.
+    commit_seq: u32,
 }
 
 impl Log {
@@ -123,6 +157,7 @@ impl Log {
             last: None,
             len: 0,
             initial: Arc::new(initial),
+            commit_seq: 0,
         }
     }
 
@@ -135,16 +170,14 @@ impl Log {
         self.last.as_ref().map_or(&self.initial, |n| &n.committed)
     }
 
-    fn push(&mut self, node: Node) {
-        self.last = Some(Arc::new(Node {
-            prev: self.last.take(),
-            ..node
-        }));
+    fn push(&mut self, mut node: Node) {
+        node.prev = self.last.take();
+        self.last = Some(Arc::new(node));
         self.len += 1;
     }
 
-    /// The entries with every later completion filled in.
-    pub fn entries(&self, names: &Names, schedule: &Schedule) -> Vec<EntryTrace> {
+    /// The nodes, one per entry, in entry order.
+    pub fn nodes(&self) -> Vec<&Node> {
         let mut nodes: Vec<&Node> = Vec::with_capacity(self.len);
         let mut cur = self.last.as_deref();
         while let Some(node) = cur {
@@ -152,6 +185,24 @@ impl Log {
             cur = node.prev.as_deref();
         }
         nodes.reverse();
+        nodes
+    }
+
+    /// The last entry's node, with the committed rows before it.
+    pub fn last(&self) -> Option<(&Committed, &Node)> {
+        let node = self.last.as_deref()?;
+        let before = node.prev.as_ref().map_or(&self.initial, |p| &p.committed);
+        Some((before, node))
+    }
+
+    /// The committed rows before the first entry.
+    pub fn initial(&self) -> &Committed {
+        &self.initial
+    }
+
+    /// The entries with every later completion filled in.
+    pub fn entries(&self, names: &Names, schedule: &Schedule) -> Vec<EntryTrace> {
+        let nodes = self.nodes();
         let mut entries: Vec<EntryTrace> = Vec::with_capacity(self.len);
         for node in nodes {
             entries.push(node.render(names, schedule).clone());
@@ -171,6 +222,17 @@ impl Log {
             initial: self.initial.tables(names),
         }
     }
+}
+
+/// The trace as the engine keeps it, nothing rendered: indices into the run's strings, the
+/// committed rows as values, each entry's completions as they happened. What the explorer judges
+/// each order from (`assess::judge_compact`), where rendering every entry's tables would cost
+/// more than running the model.
+pub(crate) struct Compact<'e> {
+    pub names: &'e Names,
+    pub initial: &'e Committed,
+    /// One node per entry, in entry order.
+    pub nodes: Vec<&'e Node>,
 }
 
 /// The trace materialised for `Engine::trace`, built on first use after each step.
@@ -215,6 +277,7 @@ impl Engine<'_> {
             }
         });
         let committed = self.committed();
+        self.log.commit_seq = self.db.commit_seq;
         self.log.push(Node {
             prev: None,
             k,
@@ -232,6 +295,11 @@ impl Engine<'_> {
     /// the previous entry's when nothing changed.
     pub(super) fn committed(&self) -> Arc<Committed> {
         let last = self.log.committed();
+        if self.log.commit_seq == self.db.commit_seq && last.clock == self.clients.clock {
+            // Committed rows change only when a transaction commits (an abort removes only
+            // its own uncommitted versions and rows).
+            return last.clone();
+        }
         let latest = self.db.latest();
         let same = last.clock == self.clients.clock
             && last

@@ -1,0 +1,149 @@
+//! Real PostgreSQL beside the model: runs the lab's schedule through `POST /api/runs` and lays
+//! the real trace next to the simulated one, saying "identical" or pointing at the first
+//! difference. Without a server the page says plainly that it simulates only.
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use shared::outcome::{Entry, StepResult};
+
+use crate::api::{self, Health, RealRun};
+use crate::model;
+use crate::state::use_lab;
+
+#[component]
+pub fn RealPanel() -> impl IntoView {
+    let lab = use_lab();
+    let health = LocalResource::new(api::health);
+    let run = move |_| {
+        let file = lab.schedule.with_untracked(|s| s.to_file());
+        lab.real.set(RealRun::Running);
+        spawn_local(async move {
+            let result = api::run(&file).await;
+            lab.real.set(match result {
+                Ok(report) => RealRun::Done(Box::new(report)),
+                Err(why) => RealRun::Failed(why),
+            });
+        });
+    };
+    let available = move || matches!(health.get(), Some(Health::Connected));
+    view! {
+        <section class="real" aria-labelledby="real-title">
+            <div class="section-head">
+                <h3 id="real-title">"On a real PostgreSQL"</h3>
+                <button
+                    class="primary"
+                    on:click=run
+                    disabled=move || !available() || lab.real.get() == RealRun::Running
+                    data-testid="run-postgres"
+                >
+                    "Run on PostgreSQL"
+                </button>
+            </div>
+            <p class="muted" data-testid="health">
+                {move || match health.get() {
+                    None => "Looking for the server…",
+                    Some(Health::Connected) => "The server is here: the same schedule runs with one connection per buyer, in a schema of its own.",
+                    Some(Health::DatabaseDown) => "The server is up but cannot reach PostgreSQL right now: the page simulates only.",
+                    Some(Health::NoServer) => "Simulation only: this page has no Last Seat server behind it. Real runs need the server (scripts/run); everything else works here.",
+                }}
+            </p>
+            {move || match lab.real.get() {
+                RealRun::NotRun => ().into_any(),
+                RealRun::Running => view! { <p class="muted" role="status">"Running on PostgreSQL…"</p> }.into_any(),
+                RealRun::Failed(why) => view! { <p class="notice" role="alert" data-testid="real-result">{why}</p> }.into_any(),
+                RealRun::Done(report) => view! { <Comparison report=*report /> }.into_any(),
+            }}
+        </section>
+    }
+}
+
+#[component]
+fn Comparison(report: api::Report) -> impl IntoView {
+    let Some(real) = report.real.clone() else {
+        return view! {
+            <p class="notice" role="alert" data-testid="real-result">
+                "PostgreSQL could not run this order as written: " {report.differences.join("; ")}
+            </p>
+        }
+        .into_any();
+    };
+    let first = first_difference(&report.simulated.entries, &real.entries);
+    let headline = if report.agree {
+        format!(
+            "Identical: the model and PostgreSQL agree on all {} steps, the stored rows and the verdict.",
+            real.entries.len()
+        )
+    } else {
+        format!(
+            "Different: {}",
+            report.differences.first().cloned().unwrap_or_default()
+        )
+    };
+    view! {
+        <div class="comparison" class:agree=report.agree data-testid="real-result" data-agree=report.agree.to_string()>
+            <p class="headline" role="status">{headline}</p>
+            <div class="table-scroll">
+                <table class="data">
+                    <thead>
+                        <tr><th>"step"</th><th>"who"</th><th>"operation"</th><th>"model"</th><th>"PostgreSQL"</th></tr>
+                    </thead>
+                    <tbody>
+                        {report.simulated.entries.iter().zip(real.entries.iter()).enumerate().map(|(i, (s, r))| {
+                            let differs = first == Some(i);
+                            view! {
+                                <tr class:differs=differs>
+                                    <td class="num">{i + 1}</td>
+                                    <td>{model::display_name(&r.trace.actor)}</td>
+                                    <td>{model::op_label(&r.op)}</td>
+                                    <td>{describe(s)}</td>
+                                    <td>{describe(r)}</td>
+                                </tr>
+                            }
+                        }).collect_view()}
+                    </tbody>
+                </table>
+            </div>
+            {(report.differences.len() > 1).then(|| view! {
+                <ul class="differences">{report.differences.iter().map(|d| view! { <li>{d.clone()}</li> }).collect_view()}</ul>
+            })}
+        </div>
+    }
+    .into_any()
+}
+
+/// The first entry where the two runs answered differently.
+fn first_difference(simulated: &[Entry], real: &[Entry]) -> Option<usize> {
+    simulated
+        .iter()
+        .zip(real)
+        .position(|(s, r)| {
+            s.step != r.step
+                || s.trace.waited_for != r.trace.waited_for
+                || s.trace.tables != r.trace.tables
+        })
+        .or_else(|| (simulated.len() != real.len()).then(|| simulated.len().min(real.len())))
+}
+
+/// One entry's answer: its step, the SQLSTATE's words, who it waited for.
+fn describe(entry: &Entry) -> String {
+    let waited = if entry.trace.waited_for.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "waited for {}, then ",
+            entry
+                .trace
+                .waited_for
+                .iter()
+                .map(|a| model::display_name(a))
+                .collect::<Vec<_>>()
+                .join(" and ")
+        )
+    };
+    let result = match &entry.trace.result {
+        Some(StepResult::Error { code, .. }) => format!("ERROR {code}"),
+        Some(r) => r.short(),
+        None => "still waiting".to_string(),
+    };
+    format!("{waited}{result}")
+}

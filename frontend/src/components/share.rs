@@ -1,0 +1,105 @@
+//! Reproduce it yourself: the link to this exact state, and the schedule as a JSON fixture for
+//! `schedules/`, as one psql script per buyer, and as an isolation-tester spec.
+
+use leptos::prelude::*;
+
+use crate::state::use_lab;
+use crate::words;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Format {
+    Fixture,
+    Psql,
+    Isolation,
+}
+
+#[component]
+pub fn Share() -> impl IntoView {
+    let lab = use_lab();
+    let shown = RwSignal::new(None::<Format>);
+    let copied = RwSignal::new(false);
+    let link = move || crate::link::href(lab);
+    let copy_link = move |_| {
+        let href = link();
+        if let Some(clipboard) = web_sys::window().map(|w| w.navigator().clipboard()) {
+            let _ = clipboard.write_text(&href);
+        }
+        copied.set(true);
+        set_timeout(move || copied.set(false), std::time::Duration::from_secs(2));
+    };
+    let files = Memo::new(move |_| {
+        let format = shown.get()?;
+        let outcome = lab.outcome.get().ok()?;
+        Some(lab.schedule.with(|s| {
+            match format {
+                Format::Fixture => vec![(
+                    format!("{}.json", words::file_stem(s)),
+                    "application/json",
+                    words::fixture(s, &outcome),
+                )],
+                Format::Psql => words::psql(s, &outcome)
+                    .into_iter()
+                    .map(|(name, text)| (format!("{name}.sql"), "application/sql", text))
+                    .collect(),
+                Format::Isolation => {
+                    let (spec, expected) = words::isolation(s, &outcome);
+                    let stem = words::file_stem(s);
+                    vec![
+                        (format!("{stem}.spec"), "text/plain", spec),
+                        (format!("{stem}.out"), "text/plain", expected),
+                    ]
+                }
+            }
+        }))
+    });
+    let tab = move |format: Format, label: &'static str, testid: &'static str| {
+        view! {
+            <button
+                class="tab"
+                aria-pressed=move || (shown.get() == Some(format)).to_string()
+                on:click=move |_| shown.update(|s| *s = if *s == Some(format) { None } else { Some(format) })
+                data-testid=testid
+            >
+                {label}
+            </button>
+        }
+    };
+    view! {
+        <section class="share" aria-labelledby="share-title">
+            <h3 id="share-title">"Share and reproduce"</h3>
+            <div class="link-row">
+                <label class="visually-hidden" for="share-link">"Link to this state"</label>
+                <input id="share-link" readonly prop:value=link data-testid="share-link" on:focus=move |ev| {
+                    use wasm_bindgen::JsCast;
+                    if let Some(input) = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) {
+                        input.select();
+                    }
+                } />
+                <button on:click=copy_link data-testid="copy-link">
+                    {move || if copied.get() { "Copied" } else { "Copy link" }}
+                </button>
+            </div>
+            <div class="tabs" role="group" aria-label="Export as">
+                {tab(Format::Fixture, "JSON fixture", "export-json")}
+                {tab(Format::Psql, "psql scripts", "export-psql")}
+                {tab(Format::Isolation, "isolation spec", "export-isolation")}
+            </div>
+            {move || files.get().map(|files| view! {
+                <div class="exports" data-testid="export-output">
+                    {files.into_iter().map(|(name, mime, text)| {
+                        let href = format!("data:{mime};charset=utf-8,{}", words::percent_encode(&text));
+                        view! {
+                            <figure class="export">
+                                <figcaption>
+                                    <code>{name.clone()}</code>
+                                    <a href=href download=name.clone()>"Download"</a>
+                                </figcaption>
+                                <pre><code>{text}</code></pre>
+                            </figure>
+                        }
+                    }).collect_view()}
+                </div>
+            })}
+        </section>
+    }
+}

@@ -1,0 +1,180 @@
+//! The outcome in words: the verdict's headline (announced to screen readers), the causal chain
+//! that ends in its consequence, whether the chapter's goal was reached, the reason line of the
+//! step at the playhead, the selected step in detail, and who can go next.
+
+use leptos::prelude::*;
+use shared::outcome::StepResult;
+use shared::scenarios;
+
+use crate::model::{self, EntryState};
+use crate::state::use_lab;
+use crate::words;
+
+#[component]
+pub fn Verdict() -> impl IntoView {
+    let lab = use_lab();
+    let summary = Memo::new(move |_| {
+        let outcome = lab.outcome.get();
+        lab.schedule.with(|schedule| match outcome {
+            Ok(outcome) => {
+                let goal = scenarios::get(lab.source.get().scenario).map(|b| {
+                    let met = words::goal_met(&b, schedule, &outcome);
+                    (b.goal, met)
+                });
+                Ok((
+                    words::headline(schedule, &outcome),
+                    words::story(schedule, &outcome),
+                    outcome.verdict.double_booked,
+                    goal,
+                ))
+            }
+            Err(why) => Err(why),
+        })
+    });
+    view! {
+        <section class="verdict-panel" aria-labelledby="verdict-title">
+            <h3 id="verdict-title" class="visually-hidden">"Verdict"</h3>
+            {move || match summary.get() {
+                Ok((headline, story, bad, goal)) => view! {
+                    <div class="verdict" class:verdict-bad=bad class:verdict-good=!bad>
+                        <p class="headline" role="status" aria-live="polite" data-testid="verdict">{headline}</p>
+                        <ol class="story" data-testid="story">
+                            {story.into_iter().map(|line| view! { <li>{line}</li> }).collect_view()}
+                        </ol>
+                        {goal.map(|(text, met)| view! {
+                            <p class="goal" class:goal-met=met data-testid="goal">
+                                {if met { "✓ Goal reached: " } else { "Goal: " }}
+                                {text}
+                            </p>
+                        })}
+                    </div>
+                }
+                .into_any(),
+                Err(why) => view! {
+                    <div class="verdict verdict-bad">
+                        <p class="headline" role="status" data-testid="verdict">"This order cannot run: " {why}</p>
+                    </div>
+                }
+                .into_any(),
+            }}
+        </section>
+    }
+}
+
+/// The reason line of the step at the playhead, and any refused move.
+#[component]
+pub fn ReasonLine() -> impl IntoView {
+    let lab = use_lab();
+    let line = move || {
+        let step = lab.step.get();
+        if step == 0 {
+            return "Before the first step: press play, or → to step.".to_string();
+        }
+        lab.outcome
+            .get()
+            .ok()
+            .and_then(|o| {
+                o.entries.get(step - 1).map(|e| {
+                    format!(
+                        "Step {step}: {}",
+                        if e.trace.reason.is_empty() {
+                            e.step.clone()
+                        } else {
+                            e.trace.reason.clone()
+                        }
+                    )
+                })
+            })
+            .unwrap_or_default()
+    };
+    view! {
+        <p class="reason" data-testid="reason">{line}</p>
+        {move || lab.notice.get().map(|n| view! {
+            <p class="notice" role="alert" data-testid="notice">
+                {n}
+                <button class="link" on:click=move |_| lab.notice.set(None) aria-label="Dismiss">"×"</button>
+            </p>
+        })}
+    }
+}
+
+/// The selected step (or the last one run) in detail: its SQL, result, rows and waits.
+#[component]
+pub fn StepDetail() -> impl IntoView {
+    let lab = use_lab();
+    let detail = Memo::new(move |_| {
+        let step = lab.step.get();
+        let index = lab.selected.get().or(step.checked_sub(1))?;
+        let outcome = lab.outcome.get().ok()?;
+        let entry = outcome.entries.get(index)?.clone();
+        let sql = lab.schedule.with(|s| words::entry_sql(s, &outcome, index));
+        let state = model::entry_state(&entry, index, step);
+        Some((index, entry, sql, state))
+    });
+    view! {
+        {move || detail.get().map(|(index, entry, sql, state)| {
+            let who = model::display_name(&entry.trace.actor);
+            let result = match (&state, &entry.trace.result) {
+                (EntryState::Future, _) => "not sent yet".to_string(),
+                (EntryState::Waiting(on), _) => format!(
+                    "waiting for {}",
+                    on.iter().map(|a| model::display_name(a)).collect::<Vec<_>>().join(" and ")
+                ),
+                (EntryState::Done, Some(StepResult::Error { code, message })) => format!("ERROR {code}: {message}"),
+                (EntryState::Done, Some(r)) => r.short(),
+                (EntryState::Done, None) => "still waiting at the end".to_string(),
+            };
+            let seen = entry.trace.seen.iter().map(|s| {
+                format!("{} {}{}", s.seat, s.status.as_sql(), s.holder.as_ref().map(|h| format!(" ({h})")).unwrap_or_default())
+            }).collect::<Vec<_>>().join(", ");
+            view! {
+                <section class="step-detail" data-testid="step-detail" aria-label="The selected step">
+                    <h4>{format!("Step {} · {who} · {}", index + 1, model::op_label(&entry.op))}</h4>
+                    {(!sql.is_empty()).then(|| view! { <pre class="sql"><code>{sql}</code></pre> })}
+                    <dl>
+                        <dt>"result"</dt><dd data-testid="step-result">{result}</dd>
+                        {(!seen.is_empty()).then(|| view! { <dt>"rows"</dt><dd>{seen}</dd> })}
+                        {(!entry.trace.reason.is_empty()).then(|| view! { <dt>"why"</dt><dd>{entry.trace.reason.clone()}</dd> })}
+                    </dl>
+                </section>
+            }
+        })}
+    }
+}
+
+/// Buttons to append each buyer's next operation when the order stops short of the programs
+/// (after "fork from here", or in the sandbox).
+#[component]
+pub fn NextSteps() -> impl IntoView {
+    let lab = use_lab();
+    let remaining = Memo::new(move |_| {
+        lab.schedule.with(|s| {
+            let mut used = vec![0usize; s.actors().len()];
+            for &a in s.order() {
+                used[a] += 1;
+            }
+            model::lanes(s)
+                .into_iter()
+                .filter(|&a| used[a] < s.actors()[a].program.len())
+                .map(|a| {
+                    let op = &s.actors()[a].program[used[a]];
+                    (
+                        a,
+                        model::display_name(&s.actors()[a].name),
+                        model::op_label(op),
+                    )
+                })
+                .collect::<Vec<_>>()
+        })
+    });
+    view! {
+        <Show when=move || !remaining.with(Vec::is_empty)>
+            <div class="next-steps" data-testid="next-steps">
+                <span>"Who goes next?"</span>
+                {move || remaining.get().into_iter().map(|(actor, who, label)| view! {
+                    <button on:click=move |_| lab.append(actor)>{format!("{who}: {label}")}</button>
+                }).collect_view()}
+            </div>
+        </Show>
+    }
+}

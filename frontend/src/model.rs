@@ -1,0 +1,526 @@
+//! The page's view model, apart from any rendering: running a schedule in the model, moving an
+//! entry of the order, and what the page shows at a given step (the stored rows, each buyer's
+//! phone, each entry's state on the timeline). Pure, so it is tested natively.
+
+use std::collections::BTreeMap;
+
+use shared::assess::assess;
+use shared::outcome::{Answer, Entry, SeatRow, StepResult, Tables};
+use shared::schedule::{Op, SeatStatus, CLOCK};
+use shared::{Outcome, Schedule};
+
+/// Runs the schedule's order in the model: the outcome, or why the order cannot run.
+pub fn run(schedule: &Schedule) -> Result<Outcome, String> {
+    shared::engine::simulate(schedule)
+        .map(|trace| assess(schedule, trace))
+        .map_err(|e| e.to_string())
+}
+
+/// The schedule itself if its order runs; otherwise the same programs in a round-robin order
+/// that passes over a buyer while they wait (a file without an order gets a plain round robin,
+/// which can name a waiting buyer).
+pub fn playable(schedule: &Schedule) -> Schedule {
+    if run(schedule).is_ok() {
+        return schedule.clone();
+    }
+    let lengths: Vec<usize> = schedule.actors().iter().map(|a| a.program.len()).collect();
+    let mut used = vec![0usize; lengths.len()];
+    let mut order = Vec::new();
+    let mut turn = 0;
+    let mut stalled = 0;
+    while stalled < lengths.len() {
+        let actor = turn % lengths.len();
+        turn += 1;
+        if used[actor] == lengths[actor] {
+            stalled += 1;
+            continue;
+        }
+        order.push(actor);
+        if run(&schedule.with_order(order.clone())).is_ok() {
+            used[actor] += 1;
+            stalled = 0;
+        } else {
+            order.pop();
+            stalled += 1;
+        }
+    }
+    schedule.with_order(order)
+}
+
+/// The name of a buyer as the page writes it: `omar` → "Omar", `a` → "A".
+pub fn display_name(actor: &str) -> String {
+    if actor == CLOCK {
+        return "Clock".to_string();
+    }
+    let mut chars = actor.chars();
+    chars
+        .next()
+        .map(|c| c.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
+}
+
+/// The lanes of the timeline: buyers first, in the schedule's order, then the clock.
+pub fn lanes(schedule: &Schedule) -> Vec<usize> {
+    let actors = schedule.actors();
+    let mut lanes: Vec<usize> = (0..actors.len())
+        .filter(|&a| actors[a].name != CLOCK)
+        .collect();
+    lanes.extend((0..actors.len()).filter(|&a| actors[a].name == CLOCK));
+    lanes
+}
+
+/// The operation each entry of the order sends: (actor index, index in its program).
+pub fn entry_ops(schedule: &Schedule) -> Vec<(usize, usize)> {
+    let mut next = vec![0usize; schedule.actors().len()];
+    schedule
+        .order()
+        .iter()
+        .map(|&actor| {
+            let op = next[actor];
+            next[actor] += 1;
+            (actor, op)
+        })
+        .collect()
+}
+
+/// A short label for an operation: "read A7", "commit", "pay (late)".
+pub fn op_label(op: &Op) -> String {
+    let seats = op.seats().join(", ");
+    match op {
+        Op::Begin { isolation } => format!("begin {}", isolation.as_sql().to_lowercase()),
+        Op::Advance { minutes } => format!("+{minutes} min"),
+        Op::Pay { outcome } => format!("pay ({})", serde_plain(outcome)),
+        Op::Lock { wait, .. } => {
+            let how = serde_plain(wait);
+            if how == "wait" {
+                format!("lock {seats}")
+            } else {
+                format!("lock {seats} {}", how.replace('_', " "))
+            }
+        }
+        Op::Write { status, .. } => format!("write {seats} {}", status.as_sql()),
+        _ if seats.is_empty() => op.name().to_string(),
+        _ => format!("{} {seats}", op.name()),
+    }
+}
+
+fn serde_plain<T: serde::Serialize>(value: &T) -> String {
+    serde_json::to_value(value)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
+/// How an operation is drawn: reads are circles, writes squares, transaction bounds ticks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shape {
+    Read,
+    Write,
+    Bound,
+    Payment,
+    Clock,
+}
+
+impl Shape {
+    pub fn of(op: &Op) -> Shape {
+        match op {
+            Op::Read { .. } | Op::Lock { .. } => Shape::Read,
+            Op::Begin { .. } | Op::Commit | Op::Rollback => Shape::Bound,
+            Op::Pay { .. } => Shape::Payment,
+            Op::Advance { .. } | Op::Sweep => Shape::Clock,
+            _ => Shape::Write,
+        }
+    }
+
+    pub fn class(self) -> &'static str {
+        match self {
+            Shape::Read => "shape-read",
+            Shape::Write => "shape-write",
+            Shape::Bound => "shape-bound",
+            Shape::Payment => "shape-pay",
+            Shape::Clock => "shape-clock",
+        }
+    }
+}
+
+/// Moves entry `from` of the order to position `to`. A buyer's own operations keep their
+/// program order, and a buyer who is still waiting cannot be scheduled: either way the answer
+/// says why in plain words, and the order stays as it was.
+pub fn move_entry(schedule: &Schedule, from: usize, to: usize) -> Result<Schedule, String> {
+    let order = schedule.order();
+    if from >= order.len() || to >= order.len() {
+        return Err("there is no step there".to_string());
+    }
+    if from == to {
+        return Ok(schedule.clone());
+    }
+    let actor = order[from];
+    let (lo, hi) = if from < to {
+        (from + 1, to)
+    } else {
+        (to, from - 1)
+    };
+    if (lo..=hi).any(|i| order[i] == actor) {
+        let who = display_name(&schedule.actors()[actor].name);
+        return Err(format!(
+            "{who}'s own steps keep their order: a program runs one statement after another."
+        ));
+    }
+    let mut new_order = order.to_vec();
+    let moved = new_order.remove(from);
+    new_order.insert(to, moved);
+    let moved = schedule.with_order(new_order);
+    run(&moved)?;
+    Ok(moved)
+}
+
+/// Where an entry stands at a step of the playhead.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EntryState {
+    /// Not sent yet.
+    Future,
+    /// Sent, and waiting for these actors.
+    Waiting(Vec<String>),
+    /// Answered.
+    Done,
+}
+
+/// The state of entry `index` once the first `step` entries have run.
+pub fn entry_state(entry: &Entry, index: usize, step: usize) -> EntryState {
+    if index >= step {
+        return EntryState::Future;
+    }
+    match entry.trace.completed_after {
+        Some(done) if done < step => EntryState::Done,
+        _ => EntryState::Waiting(entry.trace.waited_for.clone()),
+    }
+}
+
+/// The committed tables once the first `step` entries have run.
+pub fn tables_at(outcome: &Outcome, step: usize) -> &Tables {
+    match step {
+        0 => &outcome.initial,
+        n => {
+            &outcome.entries[n.min(outcome.entries.len()) - 1]
+                .trace
+                .tables
+        }
+    }
+}
+
+/// seat → actors told they got it, once the first `step` entries have run.
+pub fn told_at(outcome: &Outcome, step: usize) -> BTreeMap<String, Vec<String>> {
+    match step {
+        0 => BTreeMap::new(),
+        n => outcome.entries[n.min(outcome.entries.len()) - 1]
+            .told
+            .clone(),
+    }
+}
+
+/// What a buyer's phone shows, and how it feels.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Phone {
+    pub text: String,
+    pub tone: Tone,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tone {
+    Neutral,
+    Busy,
+    Good,
+    Bad,
+}
+
+impl Tone {
+    pub fn class(self) -> &'static str {
+        match self {
+            Tone::Neutral => "tone-neutral",
+            Tone::Busy => "tone-busy",
+            Tone::Good => "tone-good",
+            Tone::Bad => "tone-bad",
+        }
+    }
+}
+
+/// What `actor`'s phone shows once the first `step` entries have run.
+pub fn phone(outcome: &Outcome, actor: &str, step: usize) -> Phone {
+    let step = step.min(outcome.entries.len());
+    let mine: Vec<(usize, &Entry)> = outcome.entries[..step]
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.trace.actor == actor)
+        .collect();
+    if let Some((i, entry)) = mine.last() {
+        if let EntryState::Waiting(on) = entry_state(entry, *i, step) {
+            let on: Vec<String> = on.iter().map(|a| display_name(a)).collect();
+            return Phone {
+                text: format!("Spinning… waits for {}", on.join(" and ")),
+                tone: Tone::Busy,
+            };
+        }
+    }
+    let told: Vec<String> = told_at(outcome, step)
+        .into_iter()
+        .filter(|(_, who)| who.iter().any(|w| w == actor))
+        .map(|(seat, _)| seat)
+        .collect();
+    let refunded = tables_at(outcome, step).refunds.iter().any(|r| r == actor);
+    if !told.is_empty() {
+        return Phone {
+            text: format!("{} is yours", told.join(", ")),
+            tone: Tone::Good,
+        };
+    }
+    if refunded {
+        return Phone {
+            text: "No seat: your money is being refunded".to_string(),
+            tone: Tone::Bad,
+        };
+    }
+    let Some((_, last)) = mine.last() else {
+        return Phone {
+            text: "Choosing a seat".to_string(),
+            tone: Tone::Neutral,
+        };
+    };
+    let seats = last.op.seats().join(", ");
+    let (text, tone) = match last.trace.result.as_ref() {
+        None => ("Spinning…".to_string(), Tone::Busy),
+        Some(StepResult::Skipped) => ("Sold out".to_string(), Tone::Bad),
+        Some(StepResult::RolledBack) => ("Something went wrong: try again".to_string(), Tone::Bad),
+        Some(StepResult::Error { code, .. }) => (error_text(code), Tone::Bad),
+        Some(StepResult::Answer { answer }) => answer_text(*answer),
+        Some(StepResult::Ok { rows }) => match &last.op {
+            Op::Read { .. } | Op::Lock { .. } => {
+                if last.trace.seen.iter().all(|s| s.available) && !last.trace.seen.is_empty() {
+                    (format!("{seats} looks free"), Tone::Neutral)
+                } else if last.trace.seen.is_empty() {
+                    ("Nothing to show".to_string(), Tone::Neutral)
+                } else {
+                    ("Sold out".to_string(), Tone::Bad)
+                }
+            }
+            Op::Claim { .. } | Op::Write { .. } | Op::Book { .. } if *rows == Some(0) => {
+                ("Sold out".to_string(), Tone::Bad)
+            }
+            Op::Pay { .. } => ("Payment sent".to_string(), Tone::Neutral),
+            _ => ("Working…".to_string(), Tone::Neutral),
+        },
+    };
+    Phone { text, tone }
+}
+
+fn error_text(code: &str) -> String {
+    match code {
+        "40001" => "Someone else got there first (40001): try again".to_string(),
+        "40P01" => "Deadlock (40P01): try again".to_string(),
+        "55P03" => "Seat busy right now (55P03): try again".to_string(),
+        "23505" => "Sold out: the seat already has a ticket (23505)".to_string(),
+        "25P02" => "Something went wrong (25P02)".to_string(),
+        other => format!("Error {other}"),
+    }
+}
+
+fn answer_text(answer: Answer) -> (String, Tone) {
+    match answer {
+        Answer::Held => ("Held for you: pay now".to_string(), Tone::Neutral),
+        Answer::Unavailable => ("Sold out".to_string(), Tone::Bad),
+        Answer::Busy => ("Seat busy right now: try again".to_string(), Tone::Bad),
+        Answer::Expired => ("Your hold expired".to_string(), Tone::Bad),
+        Answer::Issued => ("Ticket issued".to_string(), Tone::Good),
+        Answer::Duplicate => ("Ticket issued (again)".to_string(), Tone::Good),
+        Answer::RefundDue => ("Too late: refund on its way".to_string(), Tone::Bad),
+        Answer::Released => ("Seat released".to_string(), Tone::Neutral),
+    }
+}
+
+/// A seat as the map draws it once the first `step` entries have run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MapSeat {
+    pub id: String,
+    pub status: SeatStatus,
+    pub holder: Option<String>,
+    /// Minutes left on the hold, on the virtual clock (0 once it has run out).
+    pub minutes_left: Option<i64>,
+    /// Tickets stored for this seat.
+    pub tickets: Vec<String>,
+    /// Buyers told that the seat is theirs.
+    pub told: Vec<String>,
+}
+
+impl MapSeat {
+    /// Sold to more than one person: two tickets, or two buyers told it is theirs.
+    pub fn double(&self) -> bool {
+        self.tickets.len() > 1 || self.told.len() > 1
+    }
+}
+
+/// Every seat of the scenario, as stored once the first `step` entries have run.
+pub fn map_at(outcome: &Outcome, step: usize) -> Vec<MapSeat> {
+    let tables = tables_at(outcome, step);
+    let told = told_at(outcome, step);
+    tables
+        .seats
+        .iter()
+        .map(|row: &SeatRow| MapSeat {
+            id: row.id.clone(),
+            status: row.status,
+            holder: row.holder.clone(),
+            minutes_left: row.until.map(|until| (until - tables.clock).max(0)),
+            tickets: tables
+                .bookings
+                .iter()
+                .filter(|b| b.seat == row.id)
+                .map(|b| b.holder.clone())
+                .collect(),
+            told: told.get(&row.id).cloned().unwrap_or_default(),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shared::scenarios;
+
+    fn builtin(id: &str) -> Schedule {
+        scenarios::get(id).expect("built-in").schedule()
+    }
+
+    fn names(schedule: &Schedule) -> Vec<&str> {
+        schedule
+            .order()
+            .iter()
+            .map(|&a| schedule.actors()[a].name.as_str())
+            .collect()
+    }
+
+    #[test]
+    fn check_then_act_in_its_default_order_double_books() {
+        let outcome = run(&builtin("ch4-check_then_act")).unwrap();
+        assert!(outcome.verdict.double_booked);
+        let end = map_at(&outcome, outcome.entries.len());
+        assert!(end[0].double(), "{end:?}");
+        assert!(!map_at(&outcome, 0)[0].double());
+    }
+
+    #[test]
+    fn moving_omars_read_after_adams_write_leaves_omar_sold_out() {
+        let schedule = builtin("ch4-check_then_act");
+        assert_eq!(names(&schedule), ["adam", "omar", "adam", "omar"]);
+        let moved = move_entry(&schedule, 1, 2).unwrap();
+        assert_eq!(names(&moved), ["adam", "adam", "omar", "omar"]);
+        let outcome = run(&moved).unwrap();
+        assert!(!outcome.verdict.double_booked);
+        let end = outcome.entries.len();
+        assert_eq!(phone(&outcome, "omar", end).text, "Sold out");
+        assert_eq!(phone(&outcome, "adam", end).text, "A7 is yours");
+    }
+
+    #[test]
+    fn a_step_cannot_pass_its_own_buyers_next_step() {
+        let schedule = builtin("ch4-check_then_act");
+        let refused = move_entry(&schedule, 0, 3).unwrap_err();
+        assert!(refused.contains("Adam's own steps"), "{refused}");
+        assert_eq!(names(&schedule), ["adam", "omar", "adam", "omar"]);
+    }
+
+    #[test]
+    fn a_waiting_buyer_cannot_be_scheduled_and_the_refusal_names_the_blocker() {
+        let schedule = playable(&builtin("ch4-lock_row"));
+        let outcome = run(&schedule).unwrap();
+        let waiting = outcome
+            .entries
+            .iter()
+            .position(|e| !e.trace.waited_for.is_empty())
+            .expect("lock_row makes the second buyer wait");
+        // The step after the wait, moved right behind it, would be sent while still waiting.
+        let waiter = &outcome.entries[waiting].trace.actor;
+        let next = (waiting + 1..outcome.entries.len())
+            .find(|&i| &outcome.entries[i].trace.actor == waiter)
+            .expect("the waiter has a later step");
+        let blocker_commit = (waiting + 1..next)
+            .find(|&i| matches!(outcome.entries[i].op, Op::Commit))
+            .expect("the blocker commits in between");
+        let refused = move_entry(&schedule, next, blocker_commit).unwrap_err();
+        assert!(refused.to_lowercase().contains("wait"), "{refused}");
+    }
+
+    #[test]
+    fn a_wait_is_shown_until_the_entry_that_releases_it() {
+        let schedule = playable(&builtin("ch4-lock_row"));
+        let outcome = run(&schedule).unwrap();
+        let (i, entry) = outcome
+            .entries
+            .iter()
+            .enumerate()
+            .find(|(_, e)| !e.trace.waited_for.is_empty())
+            .unwrap();
+        let done = entry.trace.completed_after.unwrap();
+        assert!(done > i);
+        assert!(matches!(
+            entry_state(entry, i, i + 1),
+            EntryState::Waiting(_)
+        ));
+        assert_eq!(entry_state(entry, i, done + 1), EntryState::Done);
+        assert_eq!(entry_state(entry, i, i), EntryState::Future);
+        let phone = phone(&outcome, &entry.trace.actor, i + 1);
+        assert_eq!(phone.tone, Tone::Busy);
+    }
+
+    #[test]
+    fn the_map_counts_a_hold_down_on_the_virtual_clock() {
+        let schedule = builtin("ch3-three-arrivals");
+        let outcome = run(&schedule).unwrap();
+        let start = map_at(&outcome, 0);
+        let held = start.iter().find(|s| s.status == SeatStatus::Held).unwrap();
+        assert!(held.minutes_left.unwrap() > 0);
+        let clock_entry = outcome
+            .entries
+            .iter()
+            .position(|e| e.trace.actor == CLOCK)
+            .unwrap();
+        let later = map_at(&outcome, clock_entry + 1);
+        let same = later.iter().find(|s| s.id == held.id).unwrap();
+        assert!(same.minutes_left.unwrap_or(0) < held.minutes_left.unwrap());
+    }
+
+    #[test]
+    fn every_builtin_runs_and_every_step_has_a_phone_for_every_buyer() {
+        for builtin in scenarios::all() {
+            let schedule = playable(&builtin.schedule());
+            let total: usize = schedule.actors().iter().map(|a| a.program.len()).sum();
+            assert_eq!(
+                schedule.order().len(),
+                total,
+                "{}: every step is played",
+                builtin.id
+            );
+            let outcome = run(&schedule).unwrap_or_else(|e| panic!("{}: {e}", builtin.id));
+            for step in 0..=outcome.entries.len() {
+                for actor in schedule.actors() {
+                    assert!(!phone(&outcome, &actor.name, step).text.is_empty());
+                }
+                assert_eq!(
+                    map_at(&outcome, step).len(),
+                    schedule.scenario().seats.len()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn labels_name_the_operation_and_its_seats() {
+        let schedule = builtin("ch4-transaction");
+        let labels: Vec<String> = entry_ops(&schedule)
+            .iter()
+            .map(|&(a, o)| op_label(&schedule.actors()[a].program[o]))
+            .collect();
+        assert!(labels.iter().any(|l| l == "read A7"), "{labels:?}");
+        assert!(labels.iter().any(|l| l.starts_with("begin")), "{labels:?}");
+        assert_eq!(display_name("omar"), "Omar");
+        assert_eq!(lanes(&builtin("ch3-three-arrivals")).len(), 3);
+    }
+}

@@ -1,0 +1,168 @@
+//! Explain causally: an outcome as a short chain of plain-word lines, one per thing that
+//! mattered (a read, a write, a wait, a commit that told someone they got a seat), ending in
+//! the consequence ("⇒ two people were sold A7"); and one headline for a screen reader's live
+//! region. Everything is read from the outcome: what each entry returned, whom it waited for,
+//! and who had been told they got which seat after it.
+
+mod event;
+mod fate;
+
+use std::collections::BTreeMap;
+
+use crate::outcome::{Entry, Outcome, StepResult};
+use crate::schedule::{Schedule, SeatStatus, CLOCK};
+
+use event::Event;
+use fate::{fates, Fate};
+
+/// The chain of events that led to the outcome, then its consequence, one short line each.
+pub fn verdict_story(schedule: &Schedule, outcome: &Outcome) -> Vec<String> {
+    if outcome.entries.is_empty() {
+        return vec!["Nothing has run yet.".to_string()];
+    }
+    let entries = &outcome.entries;
+    let mut done_at: Vec<Vec<usize>> = vec![Vec::new(); entries.len()];
+    for (j, e) in entries.iter().enumerate() {
+        if let Some(at) = e.trace.completed_after.filter(|&at| at < entries.len()) {
+            done_at[at].push(j);
+        }
+    }
+    // The entry's own operation first, then those it released, in the order they had waited.
+    for list in &mut done_at {
+        list.sort_by_key(|&j| j);
+    }
+    let mut told_before = initially_told(schedule);
+    let mut lines = Vec::new();
+    for (k, e) in entries.iter().enumerate() {
+        if !e.trace.waited_for.is_empty() {
+            lines.push(format!(
+                "{}'s {} waits for {}",
+                title(&e.trace.actor),
+                e.op.name(),
+                join(
+                    &e.trace
+                        .waited_for
+                        .iter()
+                        .map(|a| title(a))
+                        .collect::<Vec<_>>()
+                )
+            ));
+        }
+        let released = done_at[k].iter().any(|&j| j != k);
+        // A deadlock victim fails before anything its cycle held up goes on.
+        let mut order = done_at[k].clone();
+        order.sort_by_key(|&j| (!is_error(&entries[j], "40P01"), j != k, j));
+        for j in order {
+            let event = Event {
+                outcome,
+                k,
+                j,
+                told_before: &told_before,
+                released,
+            };
+            if let Some(line) = event.line() {
+                lines.push(if j == k { line } else { format!("Then {line}") });
+            }
+        }
+        told_before = e.told.clone();
+    }
+    lines.extend(fates(outcome).iter().map(Fate::consequence));
+    lines.extend(
+        outcome
+            .verdict
+            .refund_due
+            .iter()
+            .map(|a| format!("⇒ {} paid and got no seat: a refund is owed", title(a))),
+    );
+    lines
+}
+
+/// One line for a screen reader: "Double booking: A7 sold to Adam and Omar", "Sold once: A7 to
+/// Adam; Omar told sold out".
+pub fn headline(outcome: &Outcome) -> String {
+    if outcome.entries.is_empty() {
+        return "Nothing has run yet".to_string();
+    }
+    let fates = fates(outcome);
+    let worst: Vec<&Fate> = fates.iter().filter(|f| f.double()).collect();
+    let shown: Vec<&Fate> = if worst.is_empty() {
+        let lost: Vec<&Fate> = fates.iter().filter(|f| f.lost).collect();
+        if lost.is_empty() {
+            fates.iter().collect()
+        } else {
+            lost
+        }
+    } else {
+        worst
+    };
+    let mut parts: Vec<String> = shown.iter().map(|f| f.headline()).collect();
+    parts.extend(
+        outcome
+            .verdict
+            .refund_due
+            .iter()
+            .map(|a| format!("{} owed a refund", title(a))),
+    );
+    if parts.is_empty() {
+        return "No seat taken".to_string();
+    }
+    parts.join("; ")
+}
+
+fn is_error(e: &Entry, sqlstate: &str) -> bool {
+    matches!(&e.trace.result, Some(StepResult::Error { code, .. }) if code == sqlstate)
+}
+
+/// Seat → the actors holding or owning it when the scenario starts.
+fn initially_told(schedule: &Schedule) -> BTreeMap<String, Vec<String>> {
+    schedule
+        .scenario()
+        .seats
+        .iter()
+        .map(|s| {
+            let told = match (&s.holder, s.status) {
+                (Some(h), SeatStatus::Held | SeatStatus::Booked) => vec![h.clone()],
+                _ => Vec::new(),
+            };
+            (s.id.clone(), told)
+        })
+        .collect()
+}
+
+/// "two", "three"… for the counts a seat race reaches.
+fn number(n: usize) -> String {
+    const WORDS: [&str; 9] = [
+        "no", "one", "two", "three", "four", "five", "six", "seven", "eight",
+    ];
+    WORDS
+        .get(n)
+        .map_or_else(|| n.to_string(), |w| w.to_string())
+}
+
+/// An actor's name as the page writes it: `omar` → "Omar", the clock by its role.
+pub(crate) fn title(name: &str) -> String {
+    if name == CLOCK {
+        return "The clock".to_string();
+    }
+    let mut chars = name.chars();
+    chars
+        .next()
+        .map(|c| c.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
+}
+
+/// "A7", "A7 and A8", "A12, A13 and A14".
+pub(crate) fn join<S: AsRef<str>>(items: &[S]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.as_ref().to_string(),
+        [init @ .., last] => format!(
+            "{} and {}",
+            init.iter()
+                .map(|s| s.as_ref())
+                .collect::<Vec<_>>()
+                .join(", "),
+            last.as_ref()
+        ),
+    }
+}

@@ -1,0 +1,342 @@
+//! One completion of an entry as a line of the story: "Adam booked A7 and was told they got
+//! it", "Then Omar locked A7: BOOKED", "The clock moved to minute 11: Adam's hold on A7 ran out".
+
+use std::collections::BTreeMap;
+
+use super::{join, title};
+use crate::outcome::{Answer, Entry, Outcome, SeenRow, StepResult, Tables};
+use crate::schedule::{Op, PayOutcome, SeatStatus};
+
+/// What one completion means, in a line (`None` when it is not worth one).
+pub(super) struct Event<'a> {
+    pub(super) outcome: &'a Outcome,
+    /// The entry during which it completed.
+    pub(super) k: usize,
+    /// The entry whose operation completed.
+    pub(super) j: usize,
+    pub(super) told_before: &'a BTreeMap<String, Vec<String>>,
+    /// Entry `k` released operations that had waited.
+    pub(super) released: bool,
+}
+
+impl Event<'_> {
+    fn entry(&self) -> &Entry {
+        &self.outcome.entries[self.j]
+    }
+
+    fn who(&self) -> String {
+        title(&self.entry().trace.actor)
+    }
+
+    fn tables_after(&self) -> &Tables {
+        &self.outcome.entries[self.k].trace.tables
+    }
+
+    fn tables_before(&self) -> &Tables {
+        match self.k.checked_sub(1) {
+            Some(prev) => &self.outcome.entries[prev].trace.tables,
+            None => &self.outcome.initial,
+        }
+    }
+
+    /// The seats this actor was told it got during entry `k`.
+    fn got(&self) -> Vec<String> {
+        let actor = &self.entry().trace.actor;
+        self.outcome.entries[self.k]
+            .told
+            .iter()
+            .filter(|(seat, told)| {
+                told.contains(actor)
+                    && !self
+                        .told_before
+                        .get(*seat)
+                        .is_some_and(|before| before.contains(actor))
+            })
+            .map(|(seat, _)| seat.clone())
+            .collect()
+    }
+
+    /// Someone else had been told they got one of `seats`, and still counts as having it.
+    fn someone_else_had(&self, seats: &[String]) -> bool {
+        let actor = &self.entry().trace.actor;
+        let after = &self.outcome.entries[self.k].told;
+        seats.iter().any(|s| {
+            let had = self.told_before.get(s).into_iter().flatten();
+            had.filter(|a| *a != actor)
+                .any(|a| after.get(s).is_some_and(|now| now.contains(a)))
+        })
+    }
+
+    /// `base`, and what the actor was told by it: "Adam booked A7 and was told they got it",
+    /// "Omar booked A7 too and was told the same".
+    fn with_told(&self, base: String, seats_named: bool) -> String {
+        let got = self.got();
+        if got.is_empty() {
+            return base;
+        }
+        let what = if seats_named {
+            "it".to_string()
+        } else {
+            join(&got)
+        };
+        match (self.someone_else_had(&got), seats_named) {
+            (true, true) => format!("{base} too and was told the same"),
+            (true, false) => format!("{base} and was told they got {what} too"),
+            (false, _) => format!("{base} and was told they got {what}"),
+        }
+    }
+
+    pub(super) fn line(&self) -> Option<String> {
+        let e = self.entry();
+        let result = e.trace.result.as_ref()?;
+        let who = self.who();
+        if let StepResult::Error { code, message } = result {
+            return Some(format!(
+                "{who}'s {} failed: {} ({code})",
+                e.op.name(),
+                error_words(code, message)
+            ));
+        }
+        let line = match (&e.op, result) {
+            (Op::Begin { .. }, _) => return None,
+            (Op::Commit | Op::Rollback, _) => return self.end(result),
+            (Op::Read { .. }, _) => format!("{who} read {}", seen(&e.trace.seen, e.op.seats())),
+            (Op::Lock { .. }, _) => format!("{who} locked {}", seen(&e.trace.seen, e.op.seats())),
+            (Op::Write { .. } | Op::Claim { .. } | Op::Book { .. }, _) => self.take(result),
+            (Op::Hold { .. }, StepResult::Answer { answer }) => {
+                self.hold(*answer, &join(e.op.seats()))
+            }
+            (Op::Confirm { .. }, StepResult::Answer { answer }) => self.confirm(*answer),
+            (Op::Pay { outcome }, _) => match outcome {
+                PayOutcome::Succeeds => format!("{who} paid"),
+                PayOutcome::Declined => format!("{who}'s payment was declined"),
+                PayOutcome::Unknown => format!("{who}'s payment timed out, but the money moved"),
+            },
+            (Op::Release, StepResult::Answer { answer }) if *answer == Answer::Released => {
+                format!("{who} released the hold")
+            }
+            (Op::Release, _) => format!("{who}'s release found no hold left"),
+            (Op::Advance { .. }, _) => self.advance(),
+            (Op::Sweep, _) => self.sweep(),
+            (op, other) => format!("{who}'s {} answered {}", op.name(), other.short()),
+        };
+        Some(line)
+    }
+
+    /// A commit or rollback: worth a line when it tells someone they got a seat, fails, or
+    /// releases someone who waited.
+    fn end(&self, result: &StepResult) -> Option<String> {
+        let who = self.who();
+        let commit = matches!(self.entry().op, Op::Commit);
+        if *result == StepResult::RolledBack {
+            return Some(format!(
+                "{who}'s commit only rolled back: the transaction had already failed"
+            ));
+        }
+        if commit && !self.got().is_empty() {
+            return Some(self.with_told(format!("{who} committed"), false));
+        }
+        let verb = if commit { "committed" } else { "rolled back" };
+        (self.released && self.j == self.k).then(|| format!("{who} {verb}"))
+    }
+
+    /// A write, claim or ticket insert: it took the seats, took some, or was skipped.
+    fn take(&self, result: &StepResult) -> String {
+        let (who, op) = (self.who(), &self.entry().op);
+        let seats = join(op.seats());
+        let rows = match result {
+            StepResult::Ok { rows } => *rows,
+            _ => None,
+        };
+        let all = rows == Some(op.seats().len() as u64);
+        match (op, result) {
+            (_, StepResult::Skipped) => format!(
+                "{who} skipped the {} and was told {seats} {} sold out",
+                if matches!(op, Op::Book { .. }) {
+                    "ticket"
+                } else {
+                    "write"
+                },
+                if op.seats().len() > 1 { "are" } else { "is" }
+            ),
+            (Op::Write { status, .. }, _) if all => {
+                let verb = if *status == SeatStatus::Booked {
+                    "booked"
+                } else {
+                    "held"
+                };
+                self.with_told(format!("{who} {verb} {seats}"), true)
+            }
+            (Op::Claim { .. }, _) if all => self.with_told(format!("{who} claimed {seats}"), true),
+            (Op::Claim { .. }, _) if rows == Some(0) => {
+                format!("{who}'s claim found {seats} taken and updated no rows")
+            }
+            (Op::Book { .. }, _) if all => {
+                self.with_told(format!("{who} inserted the ticket for {seats}"), true)
+            }
+            _ => format!(
+                "{who}'s {} changed {} of {} rows",
+                op.name(),
+                rows.unwrap_or(0),
+                op.seats().len()
+            ),
+        }
+    }
+
+    /// The payment webhook's answer.
+    fn confirm(&self, answer: Answer) -> String {
+        let who = self.who();
+        match answer {
+            Answer::Issued => {
+                let actor = &self.entry().trace.actor;
+                let tickets: Vec<&str> = self
+                    .tables_after()
+                    .bookings
+                    .iter()
+                    .filter(|b| &b.holder == actor)
+                    .map(|b| b.seat.as_str())
+                    .collect();
+                let too = if self.someone_else_had(&self.got()) {
+                    " too"
+                } else {
+                    ""
+                };
+                match tickets.as_slice() {
+                    [] => format!("{who}'s payment was confirmed"),
+                    _ => format!(
+                        "{who}'s payment was confirmed: a ticket for {}{too}",
+                        join(&tickets)
+                    ),
+                }
+            }
+            Answer::Duplicate => format!("{who}'s second webhook got the same ticket"),
+            Answer::RefundDue => format!("{who}'s payment came too late: a refund is owed"),
+            other => format!("{who}'s confirm answered {}", other.as_str()),
+        }
+    }
+
+    fn hold(&self, answer: Answer, seats: &str) -> String {
+        let who = self.who();
+        match answer {
+            Answer::Held if self.got().is_empty() => {
+                format!("{who}'s retry got the same hold back")
+            }
+            Answer::Held => {
+                let actor = &self.entry().trace.actor;
+                let until = self
+                    .tables_after()
+                    .seats
+                    .iter()
+                    .filter(|r| r.holder.as_ref() == Some(actor))
+                    .find_map(|r| r.until);
+                let base = match until {
+                    Some(u) => format!("{who} held {seats} until minute {u}"),
+                    None => format!("{who} held {seats}"),
+                };
+                if self.someone_else_had(&self.got()) {
+                    format!("{base}, though someone else holds it too")
+                } else {
+                    base
+                }
+            }
+            Answer::Busy => format!("{who}'s hold found {seats} locked: busy"),
+            Answer::Unavailable => {
+                let actor = &self.entry().trace.actor;
+                let own = self.tables_before().seats.iter().any(|r| {
+                    self.entry().op.seats().contains(&r.id)
+                        && r.status == SeatStatus::Held
+                        && r.holder.as_ref() == Some(actor)
+                });
+                if own {
+                    format!(
+                        "{who}'s hold found {seats} held by {who}'s own earlier hold: unavailable"
+                    )
+                } else {
+                    format!("{who}'s hold found {seats} taken: unavailable")
+                }
+            }
+            Answer::Expired => format!("{who}'s retry found the hold gone: expired"),
+            other => format!("{who}'s hold answered {}", other.as_str()),
+        }
+    }
+
+    fn advance(&self) -> String {
+        let (before, after) = (self.tables_before(), self.tables_after());
+        let ran_out: Vec<String> = before
+            .seats
+            .iter()
+            .filter(|r| r.status == SeatStatus::Held)
+            .filter(|r| {
+                r.until
+                    .is_some_and(|u| u >= before.clock && u < after.clock)
+            })
+            .map(|r| {
+                format!(
+                    "{}'s hold on {} ran out",
+                    title(r.holder.as_deref().unwrap_or("?")),
+                    r.id
+                )
+            })
+            .collect();
+        let mut line = format!("The clock moved to minute {}", after.clock);
+        if !ran_out.is_empty() {
+            line.push_str(": ");
+            line.push_str(&ran_out.join(", "));
+        }
+        line
+    }
+
+    fn sweep(&self) -> String {
+        let (before, after) = (self.tables_before(), self.tables_after());
+        let freed: Vec<String> = before
+            .seats
+            .iter()
+            .zip(&after.seats)
+            .filter(|(b, a)| b.status == SeatStatus::Held && a.status == SeatStatus::Available)
+            .map(|(b, _)| b.id.clone())
+            .collect();
+        if freed.is_empty() {
+            "The sweeper found nothing to free".to_string()
+        } else {
+            format!("The sweeper freed {}", join(&freed))
+        }
+    }
+}
+
+/// The rows a read or lock returned: "A7: AVAILABLE", "A12: AVAILABLE, A13: HELD"; seats it
+/// did not return (skipped as locked) are named too.
+fn seen(rows: &[SeenRow], asked: &[String]) -> String {
+    let mut parts: Vec<String> = rows
+        .iter()
+        .map(|r| match (r.status, r.available) {
+            (SeatStatus::Held, true) => format!("{}: HELD, run out", r.seat),
+            (status, _) => format!("{}: {}", r.seat, status.as_sql()),
+        })
+        .collect();
+    let missing: Vec<String> = asked
+        .iter()
+        .filter(|s| !rows.iter().any(|r| &r.seat == *s))
+        .cloned()
+        .collect();
+    if !missing.is_empty() {
+        parts.push(format!("{} skipped as locked", join(&missing)));
+    }
+    if parts.is_empty() {
+        "nothing".to_string()
+    } else {
+        parts.join(", ")
+    }
+}
+
+/// A failure in a few words.
+fn error_words(code: &str, message: &str) -> String {
+    match code {
+        "40001" => "a serialization failure".to_string(),
+        "40P01" => "a deadlock, and PostgreSQL failed it to break the cycle".to_string(),
+        "55P03" => "the row was locked, and NOWAIT does not wait".to_string(),
+        "23505" => "a ticket for the seat already exists".to_string(),
+        "25P02" => "the transaction had already failed".to_string(),
+        "57014" => "it was cancelled".to_string(),
+        _ => message.to_string(),
+    }
+}

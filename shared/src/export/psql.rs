@@ -1,0 +1,238 @@
+//! The run as psql scripts: a setup script (the schema, the seats, and the clock's steps) and
+//! one script per buyer, each step under a comment giving its place in the order and what
+//! PostgreSQL answers to it.
+
+use super::{
+    plan, quote_ident, session_settings, setup_label, setup_sql, step_heading, what, Sent,
+};
+use crate::explain;
+use crate::outcome::{Answer, Outcome, SeenRow, StepResult};
+use crate::schedule::{Op, Schedule, SeatStatus, CLOCK};
+use crate::sql::{self, Param};
+
+/// The scripts in the default schema (`SCHEMA`): the setup first (labelled by `setup_label`), then one
+/// per buyer, labelled with its name.
+pub fn psql_scripts(schedule: &Schedule, outcome: &Outcome) -> Vec<(String, String)> {
+    psql_scripts_in(schedule, outcome, super::SCHEMA)
+}
+
+/// The scripts, creating and using the schema `schema`.
+pub fn psql_scripts_in(
+    schedule: &Schedule,
+    outcome: &Outcome,
+    schema: &str,
+) -> Vec<(String, String)> {
+    let plan = plan(schedule, outcome);
+    let total = schedule.order().len();
+    let buyers: Vec<&str> = schedule
+        .actors()
+        .iter()
+        .map(|a| a.name.as_str())
+        .filter(|&n| n != CLOCK)
+        .collect();
+    let steps_of = |actor: &str| -> String {
+        plan.iter()
+            .filter(|s| s.actor.name == actor)
+            .map(|s| step(&plan, s, total, outcome))
+            .collect()
+    };
+
+    let label = setup_label(schedule);
+    let deadlock = outcome.entries.iter().any(
+        |e| matches!(&e.trace.result, Some(StepResult::Error { code, .. }) if code == "40P01"),
+    );
+    let files: Vec<String> = buyers.iter().map(|b| format!("{b}.sql")).collect();
+    let mut setup = format!(
+        "-- Last Seat: {}\n-- {}\n--\n-- The run in psql, one terminal per buyer ({}) beside this one:\n\
+         -- 1. Run this script in a terminal of its own. It creates the schema {} (nothing else of\n\
+         --    the database is touched) and the scenario's seats.\n\
+         -- 2. In each buyer's terminal, run that buyer's script up to its step 1.\n\
+         -- 3. Then take the steps in order, 1 to {total}, each in the terminal of its script.\n",
+        schedule.name(),
+        explain::headline(outcome),
+        explain::join(&files),
+        quote_ident(schema),
+    );
+    let clock_steps = steps_of(CLOCK);
+    if !clock_steps.is_empty() {
+        setup.push_str(
+            "--    The clock's steps are at the end of this script: run each here when its turn comes.\n",
+        );
+    }
+    setup.push_str(&format!(
+        "-- When you are done: drop schema {} cascade;\n\n",
+        quote_ident(schema)
+    ));
+    setup.push_str(&setup_sql(schedule, schema, sql::SCHEMA_DDL));
+    if !clock_steps.is_empty() {
+        setup.push_str(
+            "\n-- The clock runs here, with the settings of every connection of a run.\n",
+        );
+        setup.push_str(&session_settings(schema));
+        setup.push_str(&by_hand(deadlock));
+        setup.push('\n');
+        setup.push_str(&clock_steps);
+    }
+
+    let mut scripts = vec![(label.clone(), setup)];
+    for buyer in buyers {
+        let mut script = format!(
+            "-- Last Seat: {}\n-- {buyer}'s terminal: open psql on the database where {label}.sql ran, run the\n\
+             -- lines up to step 1, then each of {buyer}'s steps when its number comes up.\n\n",
+            schedule.name()
+        );
+        script.push_str(&session_settings(schema));
+        script.push_str(&by_hand(deadlock));
+        script.push('\n');
+        let steps = steps_of(buyer);
+        if steps.is_empty() {
+            script.push_str(&format!("-- {buyer} has no step in this order.\n"));
+        }
+        script.push_str(&steps);
+        scripts.push((buyer.to_string(), script));
+    }
+    scripts
+}
+
+/// The settings a person typing the steps needs instead of the run's limits.
+fn by_hand(deadlock: bool) -> String {
+    let mut out =
+        "-- Typed by hand, a step can take minutes: no statement or idle-in-transaction timeout.\n\
+                   set statement_timeout = 0;\nset idle_in_transaction_session_timeout = 0;\n"
+            .to_string();
+    if deadlock {
+        out.push_str(
+            "-- This order runs into a deadlock. PostgreSQL fails the session whose deadlock_timeout\n\
+             -- runs out first once the cycle is closed; at typing speed that would be whoever\n\
+             -- closed it. With a long timeout it is the session that waited first, as in the run:\n\
+             -- send the step that closes the cycle within 20 seconds of the first wait.\n\
+             set deadlock_timeout = '20s';\n",
+        );
+    }
+    out
+}
+
+/// One step: its heading, its SQL (or why nothing is sent), and what PostgreSQL answers.
+fn step(plan: &[Sent<'_>], sent: &Sent<'_>, total: usize, outcome: &Outcome) -> String {
+    let mut out = format!(
+        "-- {}: {}\n",
+        step_heading(plan, sent.k, total),
+        what(&sent.actor.name, sent.op)
+    );
+    let Some(statement) = &sent.statement else {
+        let why = match (sent.op, sent.result()) {
+            (Op::Pay { .. }, _) => "No SQL: the payment provider is not the database.".to_string(),
+            (_, Some(StepResult::Skipped)) => format!(
+                "Not sent: {} remembers {} as taken, so the application says sold out instead.",
+                sent.actor.name,
+                explain::join(sent.op.seats())
+            ),
+            _ => "Nothing is sent.".to_string(),
+        };
+        out.push_str(&format!("-- {why}\n\n"));
+        return out;
+    };
+    out.push_str(&statement.to_psql());
+    out.push_str(";\n");
+    let answer = answer(sent, statement.params.get(1), outcome);
+    let line = match (sent.waited(), sent.completed_after(), sent.entry) {
+        (false, _, _) => format!("PostgreSQL answers: {answer}"),
+        (true, done, Some(e)) => {
+            let on = explain::join(&e.trace.waited_for);
+            let on = if on.is_empty() {
+                "a lock".to_string()
+            } else {
+                on
+            };
+            match done {
+                Some(c) => format!(
+                    "This waits for {on}; step {} lets it go on, and PostgreSQL answers: {answer}",
+                    c + 1
+                ),
+                None => format!("This waits for {on}, and is still waiting when the order ends."),
+            }
+        }
+        (true, _, None) => "Not run: the outcome ends before this step.".to_string(),
+    };
+    out.push_str(&format!("-- {line}\n\n"));
+    out
+}
+
+/// What psql prints for the step's statement, in short. `hold` is the statement's second
+/// parameter (the hold a `release` names).
+fn answer(sent: &Sent<'_>, hold: Option<&Param>, outcome: &Outcome) -> String {
+    let Some(result) = sent.result() else {
+        return "nothing yet".to_string();
+    };
+    let after = sent
+        .completed_after()
+        .and_then(|c| outcome.entries.get(c))
+        .map(|e| &e.trace.tables);
+    match (sent.op, result) {
+        (_, StepResult::Error { code, message }) => format!("ERROR: {message} ({code})"),
+        (_, StepResult::RolledBack) => "ROLLBACK (the transaction had failed)".to_string(),
+        (Op::Begin { .. }, _) => "BEGIN".to_string(),
+        (Op::Commit, _) => "COMMIT".to_string(),
+        (Op::Rollback, _) => "ROLLBACK".to_string(),
+        (Op::Read { .. } | Op::Lock { .. }, _) => {
+            rows(sent.entry.map_or(&[][..], |e| &e.trace.seen))
+        }
+        (Op::Book { .. }, StepResult::Ok { rows }) => format!("INSERT 0 {}", rows.unwrap_or(0)),
+        (Op::Write { .. } | Op::Claim { .. } | Op::Sweep, StepResult::Ok { rows }) => {
+            format!("UPDATE {}", rows.unwrap_or(0))
+        }
+        (Op::Hold { .. }, StepResult::Answer { answer }) => {
+            format!("hold_seats = {}", answer.as_str())
+        }
+        (Op::Confirm { .. }, StepResult::Answer { answer }) => {
+            format!("confirm_hold = {}", answer.as_str())
+        }
+        (
+            Op::Release,
+            StepResult::Answer {
+                answer: Answer::Released,
+            },
+        ) => {
+            let before = sent
+                .completed_after()
+                .and_then(|c| c.checked_sub(1))
+                .and_then(|p| outcome.entries.get(p))
+                .map_or(&outcome.initial, |e| &e.trace.tables);
+            let released = before
+                .seats
+                .iter()
+                .filter(|r| r.status == SeatStatus::Held)
+                .filter(|r| matches!(hold, Some(Param::Text(h)) if r.hold_id.as_ref() == Some(h)))
+                .count();
+            format!("UPDATE {}", released.max(1))
+        }
+        (Op::Release, _) => "UPDATE 0".to_string(),
+        (Op::Advance { .. }, _) => format!("setval = {}", after.map_or(0, |t| t.clock)),
+        (_, other) => other.short(),
+    }
+}
+
+/// The rows a read or lock returns: "1 row: A7 AVAILABLE".
+fn rows(seen: &[SeenRow]) -> String {
+    let count = match seen.len() {
+        1 => "1 row".to_string(),
+        n => format!("{n} rows"),
+    };
+    if seen.is_empty() {
+        return count;
+    }
+    let rows: Vec<String> = seen
+        .iter()
+        .map(|r| {
+            let mut row = format!("{} {}", r.seat, r.status.as_sql());
+            if let Some(h) = &r.holder {
+                row.push_str(&format!(" by {h}"));
+            }
+            if let Some(u) = r.until {
+                row.push_str(&format!(" until minute {u}"));
+            }
+            row
+        })
+        .collect();
+    format!("{count}: {}", rows.join(", "))
+}

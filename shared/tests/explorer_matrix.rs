@@ -1,0 +1,335 @@
+//! The explorer against the obviously right way of doing what it does, and the defence ×
+//! scenario matrix of chapters 4 and 5.
+//!
+//! The explorer copies engines into reused slots, judges each order from the engine's compact
+//! record and never renders a trace; here every order is simulated from scratch, fully assessed
+//! from its trace and grouped by hand, and the two must give the very same groups.
+
+use std::collections::BTreeMap;
+
+use proptest::prelude::*;
+use shared::assess::assess;
+use shared::engine::simulate;
+use shared::explorer::{
+    self, explore, matrix_cell, matrix_defences, matrix_scenarios, matrix_schedule, Exploration,
+    Group,
+};
+use shared::outcome::Verdict;
+use shared::schedule::{Isolation, Op, ScheduleFile, SeatStatus, Wait};
+use shared::{scenarios, Schedule};
+
+/// The first `limit` orders from `explorer::orders`, each simulated on its own and assessed from
+/// its whole trace, grouped by verdict and stop label; a group's first order is its example.
+fn explore_slowly(schedule: &Schedule, limit: u64) -> Exploration {
+    let (orders, complete) = explorer::orders(schedule, limit);
+    let mut groups: BTreeMap<(Verdict, String), Group> = BTreeMap::new();
+    for order in &orders {
+        let trace = simulate(&schedule.with_order(order.clone())).expect("a feasible order");
+        let outcome = assess(schedule, trace.clone());
+        let stop = explorer::stop_label(schedule, &trace, &outcome.seats, &outcome.verdict);
+        groups
+            .entry((outcome.verdict.clone(), stop.clone()))
+            .or_insert_with(|| Group {
+                verdict: outcome.verdict.clone(),
+                stop,
+                count: 0,
+                example: order
+                    .iter()
+                    .map(|&a| schedule.actors()[a].name.clone())
+                    .collect(),
+            })
+            .count += 1;
+    }
+    let mut groups: Vec<Group> = groups.into_values().collect();
+    groups.sort_by(|a, b| {
+        b.count
+            .cmp(&a.count)
+            .then_with(|| a.example.cmp(&b.example))
+    });
+    Exploration {
+        orders: orders.len() as u64,
+        complete,
+        permutations: explorer::permutations(schedule),
+        groups,
+    }
+}
+
+fn three_buyers_in_transactions() -> Schedule {
+    Schedule::parse_json(
+        r#"{"version": 1, "scenario": {"seats": [{"id": "A7"}]},
+            "actors": {"adam": {"defence": "transaction"}, "omar": {"defence": "transaction"}, "zoe": {"defence": "transaction"}}}"#,
+    )
+    .expect("valid")
+}
+
+#[test]
+fn the_explorer_groups_every_builtin_scenario_as_a_full_assessment_of_every_order_does() {
+    for builtin in scenarios::all() {
+        let schedule = builtin.schedule();
+        let fast = explore(&schedule, u64::MAX);
+        assert!(fast.complete, "{}: cut short", builtin.id);
+        assert_eq!(fast, explore_slowly(&schedule, u64::MAX), "{}", builtin.id);
+    }
+}
+
+#[test]
+fn the_explorer_groups_every_exported_schedule_as_a_full_assessment_does() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../schedules");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("schedules/")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    for file in files {
+        let text = std::fs::read_to_string(&file).expect("readable");
+        let schedule = Schedule::parse_json(&text).expect("valid");
+        let name = file.display();
+        assert_eq!(
+            explore(&schedule, 5_000),
+            explore_slowly(&schedule, 5_000),
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn the_explorer_groups_three_buyers_in_transactions_as_a_full_assessment_does() {
+    let schedule = three_buyers_in_transactions();
+    let fast = explore(&schedule, u64::MAX);
+    assert_eq!(fast.orders, 16_290, "a write waits for the other's commit");
+    assert_eq!(fast.permutations, 34_650);
+    assert!(fast.double_booked() > 0 && fast.double_booked() < fast.orders);
+    assert_eq!(fast, explore_slowly(&schedule, u64::MAX));
+}
+
+#[test]
+fn a_bounded_exploration_groups_the_first_orders_as_a_full_assessment_of_them_does() {
+    let schedule = three_buyers_in_transactions();
+    let cut = explore(&schedule, 100);
+    assert!(!cut.complete);
+    assert_eq!(cut.orders, 100);
+    assert_eq!(cut.groups.iter().map(|g| g.count).sum::<u64>(), 100);
+    assert_eq!(cut, explore_slowly(&schedule, 100));
+}
+
+#[test]
+fn the_explorer_groups_every_matrix_cell_as_a_full_assessment_does() {
+    // The largest cells have tens of thousands of orders: their first few thousand suffice
+    // here (a debug build assesses some two thousand orders a second).
+    for defence in matrix_defences() {
+        for scenario in matrix_scenarios() {
+            let schedule = matrix_schedule(defence, scenario.id).expect("a cell");
+            assert_eq!(
+                explore(&schedule, 2_500),
+                explore_slowly(&schedule, 2_500),
+                "{defence} x {}",
+                scenario.id
+            );
+        }
+    }
+}
+
+fn seats() -> impl Strategy<Value = Vec<String>> {
+    prop::sample::subsequence(vec!["A1".to_string(), "A2".to_string()], 1..=2)
+}
+
+/// One buyer's program: an optional transaction around some statements, then one-call ops.
+fn program() -> impl Strategy<Value = Vec<Op>> {
+    let statement = prop_oneof![
+        seats().prop_map(|seats| Op::Read { seats }),
+        (
+            seats(),
+            prop_oneof![Just(Wait::Wait), Just(Wait::Nowait), Just(Wait::SkipLocked)]
+        )
+            .prop_map(|(seats, wait)| Op::Lock { seats, wait }),
+        (
+            seats(),
+            prop_oneof![Just(SeatStatus::Held), Just(SeatStatus::Booked)]
+        )
+            .prop_map(|(seats, status)| Op::Write { seats, status }),
+        seats().prop_map(|seats| Op::Claim { seats, now: None }),
+        seats().prop_map(|seats| Op::Book { seats }),
+    ];
+    let isolation = prop_oneof![
+        Just(Isolation::ReadCommitted),
+        Just(Isolation::RepeatableRead),
+        Just(Isolation::Serializable)
+    ];
+    let one_call = prop_oneof![
+        seats().prop_map(|seats| Op::Hold {
+            seats,
+            attempt: None,
+            now: None
+        }),
+        Just(Op::Confirm { now: None }),
+        Just(Op::Release),
+        Just(Op::Pay {
+            outcome: Default::default()
+        }),
+    ];
+    (
+        prop::option::of(isolation),
+        prop::collection::vec(statement, 1..3),
+        any::<bool>(),
+        prop::collection::vec(one_call, 0..3),
+    )
+        .prop_map(|(tx, body, commit, tail)| {
+            let mut ops = Vec::new();
+            if let Some(isolation) = tx {
+                ops.push(Op::Begin { isolation });
+                ops.extend(body);
+                ops.push(if commit { Op::Commit } else { Op::Rollback });
+            } else {
+                ops.extend(body);
+            }
+            ops.extend(tail);
+            ops
+        })
+}
+
+/// Buyers with these programs on two seats, A2 possibly held by `x` until minute 5, and maybe
+/// a clock that moves past it and sweeps.
+fn schedule_of(programs: Vec<Vec<Op>>, held: bool, clock: bool) -> Schedule {
+    let mut actors = serde_json::Map::new();
+    for (i, ops) in programs.into_iter().enumerate() {
+        actors.insert(
+            format!("b{i}"),
+            serde_json::to_value(ops).expect("ops serialise"),
+        );
+    }
+    if clock {
+        actors.insert(
+            "clock".into(),
+            serde_json::json!([{"op": "advance", "minutes": 11}, {"op": "sweep"}]),
+        );
+    }
+    let a2 = if held {
+        serde_json::json!({"id": "A2", "status": "HELD", "holder": "x", "until": 5})
+    } else {
+        serde_json::json!({"id": "A2"})
+    };
+    let file: ScheduleFile = serde_json::from_value(serde_json::json!({
+        "version": 1,
+        "scenario": {"seats": [{"id": "A1"}, a2]},
+        "actors": actors,
+    }))
+    .expect("a schedule file");
+    Schedule::parse(file).expect("generated schedules are valid")
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    #[test]
+    fn the_explorer_groups_random_schedules_as_a_full_assessment_does(
+        programs in prop::collection::vec(program(), 2..=3),
+        held in any::<bool>(),
+        clock in any::<bool>(),
+    ) {
+        let schedule = schedule_of(programs, held, clock);
+        prop_assert_eq!(explore(&schedule, 150), explore_slowly(&schedule, 150));
+    }
+}
+
+#[test]
+fn every_matrix_cell_explores_every_order_of_its_schedule() {
+    for defence in matrix_defences() {
+        for scenario in matrix_scenarios() {
+            let cell = matrix_cell(defence, scenario.id).expect("a cell");
+            let schedule = matrix_schedule(defence, scenario.id).expect("a schedule");
+            assert_eq!(
+                (cell.defence.as_str(), cell.scenario.as_str()),
+                (*defence, scenario.id)
+            );
+            assert_eq!(schedule.actors().len(), scenario.buyers.len());
+            assert!(cell.exploration.complete, "{defence} x {}", scenario.id);
+            assert!(cell.exploration.orders > 1, "{defence} x {}", scenario.id);
+            simulate(&schedule).expect("the cell's own order is feasible");
+        }
+    }
+    assert!(matrix_cell("optimism", "two-buyers").is_none());
+    assert!(matrix_cell("lock_row", "ten-buyers").is_none());
+    assert!(matrix_schedule("hold_confirm", "two-buyers").is_none());
+}
+
+/// Per defence: whether some orders double-book, and a stop label that some order ends with.
+const EXPECTED: &[(&str, bool, &str)] = &[
+    (
+        "check_then_act",
+        true,
+        "skipped: it remembered the seat as taken",
+    ),
+    (
+        "transaction",
+        true,
+        "skipped: it remembered the seat as taken",
+    ),
+    ("atomic_update", false, "updated no rows"),
+    (
+        "lock_row",
+        false,
+        "waited, then skipped: it remembered the seat as taken",
+    ),
+    ("unique_constraint", false, "error 23505"),
+    ("serializable", false, "waited, then error 40001"),
+    ("repeatable_read", false, "waited, then error 40001"),
+    ("lock_nowait", false, "error 55P03"),
+    ("skip_locked", false, "locked fewer rows"),
+];
+
+#[test]
+fn each_defence_stops_the_second_buyer_its_own_way_in_every_scenario() {
+    assert_eq!(
+        matrix_defences(),
+        EXPECTED.iter().map(|e| e.0).collect::<Vec<_>>()
+    );
+    for &(defence, double_books, stop) in EXPECTED {
+        for scenario in matrix_scenarios() {
+            let cell = matrix_cell(defence, scenario.id).expect("a cell");
+            let e = &cell.exploration;
+            let at = format!("{defence} x {}: {}", scenario.id, cell.summary);
+            if double_books {
+                assert!(e.double_booked() > 0, "{at}");
+                assert!(e.double_booked() < e.orders, "{at}");
+                let told = format!("{} of {} orders double-book", e.double_booked(), e.orders);
+                assert!(cell.summary.starts_with(&told), "{at}");
+            } else {
+                assert_eq!(e.double_booked(), 0, "{at}");
+                assert!(cell.summary.starts_with("never: "), "{at}");
+            }
+            assert!(e.groups.iter().any(|g| g.stop == stop), "{at}");
+            assert!(cell.summary.contains(stop), "{at}");
+        }
+    }
+}
+
+#[test]
+fn a_row_lock_only_ever_makes_the_others_wait_or_skip_and_never_fails_them() {
+    for scenario in matrix_scenarios() {
+        let cell = matrix_cell("lock_row", scenario.id).expect("a cell");
+        for g in &cell.exploration.groups {
+            assert!(
+                g.stop
+                    .split("; ")
+                    .all(|s| s.trim_start_matches("waited, then ")
+                        == "skipped: it remembered the seat as taken"),
+                "{}",
+                g.stop
+            );
+        }
+    }
+}
+
+#[test]
+fn the_matrix_cell_serialises_with_its_exploration_and_summary() {
+    let cell = matrix_cell("atomic_update", "two-buyers").expect("a cell");
+    let json = serde_json::to_value(&cell).expect("serialises");
+    assert_eq!(json["defence"], "atomic_update");
+    assert_eq!(json["scenario"], "two-buyers");
+    assert_eq!(json["summary"], "never: updated no rows (2)");
+    assert_eq!(json["exploration"]["orders"], 2);
+    let columns = serde_json::to_value(matrix_scenarios()).expect("serialises");
+    assert_eq!(columns[0]["title"], "2 buyers, 1 seat");
+    assert_eq!(columns[1]["title"], "3 buyers, 1 seat");
+}
