@@ -43,7 +43,9 @@ pub enum ReplayError {
     Exec(ExecError),
 }
 
-/// Simulates and executes `schedule`, and compares the outcomes.
+/// Simulates and executes `schedule`, and compares the outcomes. Never hangs: the real run
+/// ends within `executor::RUN_TIMEOUT + executor::CLOSE_BOUND` (a run that takes longer is an
+/// `ExecError::Timeout`).
 pub async fn replay(pool: &PgPool, schedule: &Schedule) -> Result<Report, ReplayError> {
     let simulated = assess(schedule, shared::engine::simulate(schedule)?);
     let sim_failures = check_expect(schedule, &simulated);

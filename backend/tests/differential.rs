@@ -5,8 +5,11 @@
 //! identical entry by entry. Then the six orders of the last concert seat, each with its
 //! verdict, and every exported schedule under `schedules/` with its `expect`.
 
+use std::collections::BTreeMap;
 use std::path::Path;
-use std::time::Instant;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use futures::stream::{self, StreamExt};
 use shared::assess::{assess, check_expect, compare};
@@ -46,6 +49,66 @@ async fn run_both(
     }
 }
 
+/// One of the six orders: the order, its steps, who is owed a refund, who holds A14 told.
+type Case = (
+    &'static [&'static str],
+    &'static [&'static str],
+    &'static [&'static str],
+    Option<&'static str>,
+);
+
+/// Ends the test binary, naming the runs in flight, when no run has ended for `patience`: a run
+/// that hangs must fail the suite, not stall it. A plain thread: a task that lost its wake-up
+/// never sees its own timers fire.
+struct Watchdog {
+    state: Arc<Mutex<(Instant, BTreeMap<u64, String>)>>,
+    next: AtomicU64,
+    done: Arc<AtomicBool>,
+}
+
+impl Watchdog {
+    fn start(patience: Duration) -> Watchdog {
+        let state = Arc::new(Mutex::new((Instant::now(), BTreeMap::new())));
+        let done = Arc::new(AtomicBool::new(false));
+        let (watched, finished) = (state.clone(), done.clone());
+        std::thread::spawn(move || {
+            while !finished.load(Ordering::Relaxed) {
+                std::thread::sleep(Duration::from_secs(1));
+                let (last, in_flight) = &*watched.lock().expect("the watchdog's state");
+                if last.elapsed() > patience {
+                    let runs: Vec<&String> = in_flight.values().collect();
+                    eprintln!(
+                        "no run ended for {patience:?}: the executor hangs; in flight: {runs:#?}"
+                    );
+                    std::process::exit(101);
+                }
+            }
+        });
+        Watchdog {
+            state,
+            next: AtomicU64::new(0),
+            done,
+        }
+    }
+
+    /// Watches the run `label` until it ends.
+    async fn watch<T>(&self, label: String, run: impl std::future::Future<Output = T>) -> T {
+        let id = self.next.fetch_add(1, Ordering::Relaxed);
+        self.state.lock().expect("state").1.insert(id, label);
+        let result = run.await;
+        let mut state = self.state.lock().expect("state");
+        state.1.remove(&id);
+        state.0 = Instant::now();
+        result
+    }
+}
+
+impl Drop for Watchdog {
+    fn drop(&mut self) {
+        self.done.store(true, Ordering::Relaxed);
+    }
+}
+
 /// One interleaving and whether the two runs agreed on it (the differences when not).
 type OrderResult = (Vec<usize>, Result<(), Vec<String>>);
 
@@ -60,6 +123,10 @@ fn names(schedule: &Schedule, order: &[usize]) -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn simulator_and_postgres_agree_on_every_interleaving_of_every_builtin_scenario() {
     let pool = pool().await;
+    // A run ends within RUN_TIMEOUT + CLOSE_BOUND whatever happens: twice that without any run
+    // ending is a hang.
+    let watchdog =
+        Watchdog::start(2 * (backend::executor::RUN_TIMEOUT + backend::executor::CLOSE_BOUND));
     let started = Instant::now();
     let mut runs = 0usize;
     let mut failures = Vec::new();
@@ -76,7 +143,12 @@ async fn simulator_and_postgres_agree_on_every_interleaving_of_every_builtin_sce
             .map(|order| {
                 let pool = pool.clone();
                 let schedule = schedule.with_order(order.clone());
-                async move { (order, run_both(&pool, &schedule).await.map(|_| ())) }
+                let label = format!("{} [{}]", builtin.id, names(&schedule, &order));
+                let watchdog = &watchdog;
+                async move {
+                    let result = watchdog.watch(label, run_both(&pool, &schedule)).await;
+                    (order, result.map(|_| ()))
+                }
             })
             .buffer_unordered(4)
             .collect()
@@ -112,7 +184,7 @@ async fn the_six_orders_of_the_last_concert_seat_each_get_their_verdict() {
         .expect("built-in")
         .schedule();
     // clock = A's hold expires, b = B asks for A14, a = A's payment confirms.
-    let cases: &[(&[&str], &[&str], &[&str], Option<&str>)] = &[
+    let cases: &[Case] = &[
         // order,                     steps,                              refund_due, holder of A14 told
         (
             &["clock", "b", "a"],

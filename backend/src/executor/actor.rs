@@ -1,9 +1,14 @@
 //! One actor's connection, owned by a task of its own: the executor hands it a statement and
 //! goes on at once, so that a statement blocked on a lock stays pending while the schedule
 //! continues. Answers come back on a channel shared by all actors of the run.
+//!
+//! The task always ends: it gives its connection back when asked to finish (within
+//! `RELEASE_LIMIT`), and closes it at once when killed (or when its `ActorConn` is dropped),
+//! whatever it is waiting for, so that no connection stays out of the pool for good.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::time::Duration;
 
 use futures::future::BoxFuture;
 use shared::sql::{Param, Statement};
@@ -31,6 +36,9 @@ pub(crate) enum TxEffect {
     Ends,
     Keeps,
 }
+
+/// How long rolling back and resetting a connection may take before it is closed instead.
+const RELEASE_LIMIT: Duration = Duration::from_secs(5);
 
 /// A seat row as a `read` or `lock` returned it.
 #[derive(Debug)]
@@ -72,8 +80,11 @@ pub(crate) struct ActorConn {
     cmds: mpsc::UnboundedSender<Cmd>,
     /// A statement has been handed to the server and has not answered yet.
     busy: Arc<AtomicBool>,
-    /// Fires once the task has cleaned the connection up and given it back.
+    /// Fires once the task has cleaned the connection up and given it back (or closed it).
     ended: Option<oneshot::Receiver<()>>,
+    /// Taken (dropped) to kill the task: it then closes its connection instead of giving it
+    /// back, even in the middle of a statement. Dropping the `ActorConn` does the same.
+    kill: Option<oneshot::Sender<()>>,
 }
 
 impl ActorConn {
@@ -87,6 +98,7 @@ impl ActorConn {
         let (tx, rx) = mpsc::unbounded_channel();
         let busy = Arc::new(AtomicBool::new(false));
         let (ended_tx, ended_rx) = oneshot::channel();
+        let (kill_tx, kill_rx) = oneshot::channel();
         let task = Task {
             actor,
             conn,
@@ -94,12 +106,13 @@ impl ActorConn {
             busy: busy.clone(),
             completions,
         };
-        tokio::spawn(task.serve(rx, ended_tx));
+        tokio::spawn(task.serve(rx, ended_tx, kill_rx));
         ActorConn {
             pid,
             cmds: tx,
             busy,
             ended: Some(ended_rx),
+            kill: Some(kill_tx),
         }
     }
 
@@ -132,6 +145,12 @@ impl ActorConn {
         let _ = self.cmds.send(Cmd::Finish);
         self.ended.take()
     }
+
+    /// Makes the task close its connection now instead of giving it back, whatever it waits
+    /// for (a statement that ignores cancellation, a connection that no longer answers).
+    pub fn kill(&mut self) {
+        self.kill.take();
+    }
 }
 
 struct Task {
@@ -144,57 +163,93 @@ struct Task {
 }
 
 impl Task {
-    async fn serve(mut self, mut cmds: mpsc::UnboundedReceiver<Cmd>, ended: oneshot::Sender<()>) {
-        while let Some(cmd) = cmds.recv().await {
-            match cmd {
-                Cmd::Run {
-                    statement,
-                    fetch,
-                    tx,
-                } => {
-                    let answer = run(&mut self.conn, &statement, fetch).await;
-                    if let Err(sqlx::Error::Database(_)) = &answer {
-                        // PostgreSQL sends an error before it aborts the transaction and
-                        // releases its locks, and its next ReadyForQuery after: wait for that,
-                        // so that whoever waited on those locks is free once the answer is in.
-                        let _ = self.conn.ping().await;
-                    }
-                    self.busy.store(false, Ordering::SeqCst);
-                    match (tx, &answer) {
-                        (TxEffect::Begins, Ok(_)) => self.in_tx = true,
-                        (TxEffect::Ends, _) => self.in_tx = false,
-                        _ => {}
-                    }
-                    let _ = self.completions.send(Completion {
-                        actor: self.actor,
-                        answer,
-                    });
-                }
-                Cmd::Finish => break,
+    async fn serve(
+        mut self,
+        mut cmds: mpsc::UnboundedReceiver<Cmd>,
+        ended: oneshot::Sender<()>,
+        mut kill: oneshot::Receiver<()>,
+    ) {
+        // Whether the task was killed (`kill` resolved: it must not be polled again).
+        let killed = loop {
+            let cmd = tokio::select! {
+                biased;
+                cmd = cmds.recv() => cmd,
+                _ = &mut kill => break true,
+            };
+            let Some(Cmd::Run {
+                statement,
+                fetch,
+                tx,
+            }) = cmd
+            else {
+                // `Finish`, or the executor went away without asking (its side was dropped).
+                break false;
+            };
+            let answer = tokio::select! {
+                biased;
+                _ = &mut kill => break true,
+                answer = self.answer(&statement, fetch) => answer,
+            };
+            self.busy.store(false, Ordering::SeqCst);
+            match (tx, &answer) {
+                (TxEffect::Begins, Ok(_)) => self.in_tx = true,
+                (TxEffect::Ends, _) => self.in_tx = false,
+                _ => {}
             }
+            let _ = self.completions.send(Completion {
+                actor: self.actor,
+                answer,
+            });
+        };
+        if killed {
+            tracing::warn!("an actor connection was given up on; closing it");
+            self.conn.close_on_drop();
+        } else {
+            self.release(kill).await;
         }
-        // Also when the executor went away without asking (its side was dropped).
-        self.release().await;
         let _ = ended.send(());
     }
 
+    /// Runs `statement`; after an error, also waits until the server is ready again.
+    async fn answer(&mut self, statement: &Statement, fetch: Fetch) -> Result<Raw, sqlx::Error> {
+        let answer = run(&mut self.conn, statement, fetch).await;
+        if let Err(sqlx::Error::Database(_)) = &answer {
+            // PostgreSQL sends an error before it aborts the transaction and releases its
+            // locks, and its next ReadyForQuery after: wait for that, so that whoever waited
+            // on those locks is free once the answer is in.
+            let _ = self.conn.ping().await;
+        }
+        answer
+    }
+
     /// Rolls back, resets the session and returns the connection; a connection that will not
-    /// come clean is closed instead of going back to the pool.
-    async fn release(mut self) {
+    /// come clean within `RELEASE_LIMIT` (or before the task is killed) is closed instead of
+    /// going back to the pool.
+    async fn release(mut self, kill: oneshot::Receiver<()>) {
         let sql = if self.in_tx {
             "rollback; reset all"
         } else {
             "reset all"
         };
-        for _ in 0..2 {
-            match super::monitor::simple(&mut self.conn, sql).await {
-                Ok(_) => return,
-                // A cancel meant for the last statement can land on this one: try once more.
-                Err(e) => tracing::debug!(error = %e, "resetting an actor connection"),
+        let clean = async {
+            for _ in 0..2 {
+                match super::monitor::simple(&mut self.conn, sql).await {
+                    Ok(_) => return true,
+                    // A cancel meant for the last statement can land on this one: try once more.
+                    Err(e) => tracing::debug!(error = %e, "resetting an actor connection"),
+                }
             }
+            false
+        };
+        let clean = tokio::select! {
+            biased;
+            _ = kill => false,
+            clean = tokio::time::timeout(RELEASE_LIMIT, clean) => clean.unwrap_or(false),
+        };
+        if !clean {
+            tracing::warn!("an actor connection would not reset; closing it");
+            self.conn.close_on_drop();
         }
-        tracing::warn!("an actor connection would not reset; closing it");
-        self.conn.close_on_drop();
     }
 }
 

@@ -1,5 +1,7 @@
 //! The run itself: the order's entries one by one, each followed by quiescence and a snapshot.
 
+use std::future::poll_fn;
+use std::task::Poll;
 use std::time::Duration;
 
 use shared::client::{Action, Clients};
@@ -169,7 +171,7 @@ impl<'a> Driver<'a> {
     async fn quiesce(&mut self, k: usize) -> Result<(), ExecError> {
         let mut patience = Some(FIRST_ANSWER);
         loop {
-            while let Ok(c) = self.completions.try_recv() {
+            for c in self.arrived().await {
                 self.complete(c, k)?;
             }
             let waiting: Vec<usize> = (0..self.pending.len())
@@ -212,6 +214,28 @@ impl<'a> Driver<'a> {
             )
             .await?;
         }
+    }
+
+    /// The answers that have arrived, taken without waiting for more.
+    ///
+    /// Never `UnboundedReceiver::try_recv`: when an actor's task is half-way through a send (its
+    /// slot in the channel claimed, the answer not yet published: a worker thread preempted on
+    /// a loaded machine), tokio's `try_recv` parks the calling *thread* on tokio's thread-local
+    /// parker until the send completes. On a thread inside `block_on` (a `#[tokio::test]` body,
+    /// `#[tokio::main]`) that parker is the one `block_on` sleeps on: the nested park consumes
+    /// the wake-up meant for the caller's task, which then sleeps for good while everything it
+    /// polls (`FuturesUnordered` wakes its parent once, then only queues) waits for it, timers
+    /// included. `poll_recv` never parks: an answer half sent only registers this task to be
+    /// woken when it lands.
+    async fn arrived(&mut self) -> Vec<Completion> {
+        poll_fn(|cx| {
+            let mut arrived = Vec::new();
+            while let Poll::Ready(Some(c)) = self.completions.poll_recv(cx) {
+                arrived.push(c);
+            }
+            Poll::Ready(arrived)
+        })
+        .await
     }
 
     async fn await_answer(&mut self, patience: Duration, k: usize) -> Result<(), ExecError> {

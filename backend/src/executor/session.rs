@@ -1,8 +1,14 @@
 //! A run's resources: its own schema, one connection per actor and the monitor connection;
 //! and the clean-up that gives them all back, awaited at the end of a run, or spawned when a
 //! run is dropped half-way (a timeout, a panic, a client that went away).
+//!
+//! Every step of a clean-up is bounded, and a connection that cannot be made clean in time is
+//! closed, never handed back to the pool half reset. The monitor connection holds an advisory
+//! lock on the schema's name for as long as the schema may exist, so that schemas left behind
+//! by a process that died can be told from those of live runs (`sweep_stale`).
 
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Weak};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use futures::future::join_all;
@@ -15,30 +21,91 @@ use tokio::sync::mpsc;
 
 use super::actor::{self, ActorConn, Completion};
 use super::ddl::{self, Step};
-use super::{monitor, ExecError, RUN_SETTINGS};
+use super::{monitor, ExecError, RUN_SETTINGS, SCHEMA_LOCK_CLASS as LOCK_CLASS};
 
-/// How long a clean-up waits for the actors' connections before giving up on them (a statement
-/// that ignores cancellation still ends at `statement_timeout`).
+/// How long a clean-up waits for the actors' connections before giving up on them and closing
+/// them (a statement that ignores cancellation still ends at `statement_timeout`).
 const CLEANUP_LIMIT: Duration = Duration::from_secs(25);
 /// How long dropping a run's schema may take.
 const DROP_LIMIT: Duration = Duration::from_secs(20);
+/// The longest a clean-up takes, all its steps together.
+pub(crate) const CLOSE_LIMIT: Duration = CLEANUP_LIMIT.saturating_add(DROP_LIMIT);
 /// How often a clean-up cancels again what still runs.
 const CANCEL_EVERY: Duration = Duration::from_millis(50);
+/// How long one round of cancelling may take on the monitor before the monitor is given up.
+const CANCEL_LIMIT: Duration = Duration::from_secs(2);
+/// How long the monitor gets to drop the schema before a fresh connection tries instead.
+const MONITOR_DROP_LIMIT: Duration = Duration::from_secs(10);
+/// How long resetting the monitor may take before it is closed instead.
+const RESET_LIMIT: Duration = Duration::from_secs(2);
+
+/// What gives the monitor back as it came: without the run's lock and settings.
+const RESET_MONITOR: &str = "select pg_advisory_unlock_all(); reset all";
+
+/// The end of the name of a schema whose monitor holds its lock (see `sweep_stale`).
+const LOCKED: &str = "_lk";
 
 static RUNS: AtomicU64 = AtomicU64::new(0);
 
-/// A fresh schema name, unique across processes and runs: `run_<pid>_<counter>_<nanos>`. It is
-/// the only text the executor ever splices into SQL.
+/// A fresh schema name, unique across processes and runs: `run_<pid>_<counter>_<nanos>_lk`.
+/// It is the only text the executor ever splices into SQL.
 fn schema_name() -> String {
     let nanos = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map(|d| d.subsec_nanos())
         .unwrap_or(0);
     format!(
-        "run_{}_{}_{nanos}",
+        "run_{}_{}_{nanos}{LOCKED}",
         std::process::id(),
         RUNS.fetch_add(1, Ordering::Relaxed)
     )
+}
+
+/// Whether `name` is exactly what `schema_name` makes (so it is safe to splice into SQL).
+fn is_locked_schema_name(name: &str) -> bool {
+    let Some(middle) = name
+        .strip_prefix("run_")
+        .and_then(|rest| rest.strip_suffix(LOCKED))
+    else {
+        return false;
+    };
+    let parts: Vec<&str> = middle.split('_').collect();
+    parts.len() == 3
+        && parts
+            .iter()
+            .all(|p| !p.is_empty() && p.len() <= 20 && p.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// The gate through which a run takes its connections from `pool`: one run at a time per pool.
+/// A run needs all of its connections at once; runs that each took some while waiting for the
+/// rest could otherwise hold a shared pool between them until the pool's acquire timeout. The
+/// runs that already have theirs always finish and give them back, so the run at the gate
+/// always gets them.
+fn gate(pool: &PgPool) -> Arc<tokio::sync::Mutex<()>> {
+    type Gates = Vec<(usize, Weak<tokio::sync::Mutex<()>>)>;
+    static GATES: std::sync::Mutex<Gates> = std::sync::Mutex::new(Vec::new());
+    // The pool's options live as long as the pool (and a run keeps its pool alive).
+    let key = std::ptr::from_ref(pool.options()) as usize;
+    let mut gates = GATES
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    gates.retain(|(_, gate)| gate.strong_count() > 0);
+    if let Some(gate) = gates
+        .iter()
+        .find(|(k, _)| *k == key)
+        .and_then(|(_, gate)| gate.upgrade())
+    {
+        return gate;
+    }
+    let gate = Arc::new(tokio::sync::Mutex::new(()));
+    gates.push((key, Arc::downgrade(&gate)));
+    gate
+}
+
+/// Closes `conn` instead of handing it back: its state is unknown (a statement may be in
+/// flight, settings half applied, the run's lock held). Closing ends its session too.
+fn discard(mut conn: PoolConnection<Postgres>) {
+    conn.close_on_drop();
 }
 
 /// Actor connections not yet owned by their tasks. Their settings may be half applied if the
@@ -91,7 +158,11 @@ impl Session {
         schedule: &Schedule,
         completions: mpsc::UnboundedSender<Completion>,
     ) -> Result<(), ExecError> {
-        let acquired = join_all((0..=schedule.actors().len()).map(|_| self.pool.acquire())).await;
+        let acquired = {
+            let gate = gate(&self.pool);
+            let _turn = gate.lock().await;
+            join_all((0..=schedule.actors().len()).map(|_| self.pool.acquire())).await
+        };
         let mut conns = Unready(Vec::with_capacity(acquired.len()));
         for conn in acquired {
             conns.0.push(conn?);
@@ -124,8 +195,11 @@ impl Session {
             sql::SESSION_SETTINGS
         );
         let mut steps = ddl::steps(sql::SCHEMA_DDL).into_iter().peekable();
+        // The lock is taken before the schema exists (the statements of one simple query are one
+        // transaction: the schema is seen by others only once it is committed, lock held).
         let mut first = format!(
-            "{RUN_SETTINGS}; create schema \"{schema}\"; set search_path to \"{schema}\";\n"
+            "{RUN_SETTINGS}; select pg_try_advisory_lock({LOCK_CLASS}, hashtext('{schema}'));\n\
+             create schema \"{schema}\"; set search_path to \"{schema}\";\n"
         );
         if let Some(Step::InOrder(text)) = steps.peek() {
             first.push_str(text);
@@ -186,9 +260,11 @@ impl Session {
 
     /// Cancels whatever still waits, ends every actor's transaction, resets and returns the
     /// connections, then drops the schema. Never fails: what cannot be cleaned is closed.
+    /// Takes at most `CLOSE_LIMIT`. The clean-up is a task of its own, so that it completes
+    /// even if this future is dropped half-way.
     pub async fn close(mut self) {
-        let cleanup = self.take();
-        cleanup.run().await;
+        let cleanup = tokio::spawn(self.take().run());
+        let _ = cleanup.await;
     }
 
     fn take(&mut self) -> Cleanup {
@@ -270,13 +346,20 @@ impl Cleanup {
             .await
             .is_err()
         {
-            tracing::warn!(schema = %self.schema, "actor connections did not come back in time");
+            tracing::warn!(schema = %self.schema, "actor connections did not come back in time; closing them");
+            // Their tasks close their connections at once instead of handing them back.
+            self.actors.iter_mut().for_each(ActorConn::kill);
         }
         if tokio::time::timeout(DROP_LIMIT, self.drop_schema())
             .await
             .is_err()
         {
             tracing::error!(schema = %self.schema, "dropping a run's schema did not finish in time");
+        }
+        // A monitor still here was not made clean: it may be half-way through a statement, or
+        // still hold the run's settings and lock.
+        if let Some(monitor) = self.monitor.take() {
+            discard(monitor);
         }
     }
 
@@ -308,9 +391,13 @@ impl Cleanup {
                 .map(|(a, _)| a.pid)
                 .collect();
             if let (false, Some(monitor)) = (busy.is_empty(), self.monitor.as_mut()) {
-                if let Err(e) = monitor::cancel(monitor, &busy).await {
-                    tracing::warn!(error = %e, "cancelling a run's waiting statements");
-                    self.monitor = None;
+                let cancelled =
+                    tokio::time::timeout(CANCEL_LIMIT, monitor::cancel(monitor, &busy)).await;
+                if !matches!(cancelled, Ok(Ok(_))) {
+                    tracing::warn!(schema = %self.schema, "cancelling a run's waiting statements failed; giving the monitor up");
+                    if let Some(monitor) = self.monitor.take() {
+                        discard(monitor);
+                    }
                 }
             }
             let again = tokio::time::sleep(CANCEL_EVERY);
@@ -327,35 +414,120 @@ impl Cleanup {
         }
     }
 
-    /// Drops the schema on the monitor (or on a fresh connection if the monitor broke), then
-    /// resets the monitor and gives it back.
+    /// Drops the schema on the monitor (or on a fresh connection if the monitor broke or is
+    /// stuck), then resets the monitor and gives it back.
     async fn drop_schema(&mut self) {
         if !self.created {
+            // Nothing was sent on the monitor: it goes back as it came.
+            self.monitor.take();
             return;
         }
         let sql = format!("drop schema if exists \"{}\" cascade", self.schema);
-        if let Some(mut monitor) = self.monitor.take() {
-            let dropped = monitor::simple(&mut monitor, &sql).await;
-            let reset = monitor::simple(&mut monitor, "reset all").await;
-            if reset.is_err() {
-                monitor.close_on_drop();
-            }
-            match dropped {
-                Ok(_) => return,
-                Err(e) => {
+        if let Some(monitor) = self.monitor.as_mut() {
+            match tokio::time::timeout(MONITOR_DROP_LIMIT, monitor::simple(monitor, &sql)).await {
+                Ok(Ok(_)) => {
+                    let reset =
+                        tokio::time::timeout(RESET_LIMIT, monitor::simple(monitor, RESET_MONITOR))
+                            .await;
+                    if matches!(reset, Ok(Ok(_))) {
+                        // Clean: back to the pool (otherwise `run` closes it).
+                        self.monitor.take();
+                    }
+                    return;
+                }
+                Ok(Err(e)) => {
                     tracing::warn!(error = %e, schema = %self.schema, "dropping a run's schema; retrying")
                 }
+                Err(_) => {
+                    tracing::warn!(schema = %self.schema, "dropping a run's schema timed out on the monitor; retrying")
+                }
+            }
+            // Closing the monitor also ends its session, and so releases the run's lock.
+            if let Some(monitor) = self.monitor.take() {
+                discard(monitor);
             }
         }
+        // Settings local to the query's own transaction: nothing stays on the connection.
+        let quiet = format!("select set_config('client_min_messages', 'warning', true); {sql}");
         let retry = async {
             let mut conn = self.pool.acquire().await?;
-            monitor::simple(&mut conn, "set client_min_messages = warning").await?;
-            let dropped = monitor::simple(&mut conn, &sql).await;
-            monitor::simple(&mut conn, "reset all").await?;
+            let dropped = monitor::simple(&mut conn, &quiet).await;
+            if dropped.is_err() {
+                discard(conn);
+            }
             dropped
         };
         if let Err(e) = retry.await {
             tracing::error!(error = %e, schema = %self.schema, "a run's schema could not be dropped");
+        }
+    }
+}
+
+/// Drops the run schemas that no run owns any more (those of a process that was killed or hung
+/// before it could clean up); how many it dropped.
+///
+/// A run's monitor holds an advisory lock on its schema's name from before the schema exists
+/// until it is dropped, and a lock dies with its session: a schema whose lock can be taken
+/// belongs to no live run, whichever process or machine made it, so this is safe beside other
+/// processes running runs on the same database. Schemas named without the lock (by older
+/// builds) are left alone: nothing tells whether their run is still alive.
+pub async fn sweep_stale(pool: &PgPool) -> Result<usize, sqlx::Error> {
+    let mut conn = pool.acquire().await?;
+    // Closed afterwards rather than handed back: it may still hold a lock if this is dropped
+    // half-way.
+    conn.close_on_drop();
+    let names: Vec<String> =
+        sqlx::query_scalar("select nspname::text from pg_namespace where nspname like $1")
+            .bind(format!("run\\_%{}", LOCKED.replace('_', "\\_")))
+            .fetch_all(&mut *conn)
+            .await?;
+    let mut dropped = 0;
+    for name in names.into_iter().filter(|n| is_locked_schema_name(n)) {
+        let stale: bool = sqlx::query_scalar("select pg_try_advisory_lock($1, hashtext($2))")
+            .bind(LOCK_CLASS)
+            .bind(&name)
+            .fetch_one(&mut *conn)
+            .await?;
+        if !stale {
+            continue;
+        }
+        // A dead process's backend may still hold locks in it for a moment: skip it then.
+        let sql = format!(
+            "select set_config('client_min_messages', 'warning', true), \
+                    set_config('lock_timeout', '2s', true); \
+             drop schema if exists \"{name}\" cascade"
+        );
+        match monitor::simple(&mut conn, &sql).await {
+            Ok(_) => dropped += 1,
+            Err(e) => tracing::debug!(error = %e, schema = %name, "a stale schema was not dropped"),
+        }
+        sqlx::query("select pg_advisory_unlock($1, hashtext($2))")
+            .bind(LOCK_CLASS)
+            .bind(&name)
+            .execute(&mut *conn)
+            .await?;
+    }
+    Ok(dropped)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_names_this_executor_makes_are_taken_for_locked_schemas() {
+        assert!(is_locked_schema_name(&schema_name()));
+        assert!(is_locked_schema_name("run_1_2_3_lk"));
+        for name in [
+            "run_1_2_3",
+            "run_1_2_lk",
+            "run_1_2_3_4_lk",
+            "run_1_2_x_lk",
+            "run_1__3_lk",
+            "run_1_2_3\"; drop table t; --_lk",
+            "public",
+        ] {
+            assert!(!is_locked_schema_name(name), "{name}");
         }
     }
 }

@@ -33,6 +33,9 @@ pub async fn scenarios() -> Json<Vec<BuiltIn>> {
 }
 
 /// `POST /api/runs`: a schedule file in; the simulated and the real outcome out, compared.
+/// Every wait is bounded: for a turn by `QUEUE_LIMIT` (then a 503), for the run by the
+/// executor's own bound (then a 503 too); a client that goes away takes its run with it (the
+/// run's task is aborted and its schema dropped).
 pub async fn create_run(
     State(state): State<AppState>,
     body: Result<Bytes, BytesRejection>,

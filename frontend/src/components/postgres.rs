@@ -59,6 +59,10 @@ pub fn RealPanel() -> impl IntoView {
 
 #[component]
 fn Comparison(report: api::Report) -> impl IntoView {
+    let lab = use_lab();
+    let sql = lab
+        .schedule
+        .with_untracked(|s| shared::export::entry_sql(s, &report.simulated));
     let Some(real) = report.real.clone() else {
         return view! {
             <p class="notice" role="alert" data-testid="real-result">
@@ -85,16 +89,17 @@ fn Comparison(report: api::Report) -> impl IntoView {
             <div class="table-scroll">
                 <table class="data">
                     <thead>
-                        <tr><th>"step"</th><th>"who"</th><th>"operation"</th><th>"model"</th><th>"PostgreSQL"</th></tr>
+                        <tr><th>"step"</th><th>"who"</th><th>"SQL sent"</th><th>"model"</th><th>"PostgreSQL"</th></tr>
                     </thead>
                     <tbody>
                         {report.simulated.entries.iter().zip(real.entries.iter()).enumerate().map(|(i, (s, r))| {
                             let differs = first == Some(i);
+                            let text = sql.get(i).cloned().flatten().unwrap_or_else(|| model::op_label(&r.op));
                             view! {
                                 <tr class:differs=differs>
                                     <td class="num">{i + 1}</td>
                                     <td>{model::display_name(&r.trace.actor)}</td>
-                                    <td>{model::op_label(&r.op)}</td>
+                                    <td><code class="sql-inline">{text}</code></td>
                                     <td>{describe(s)}</td>
                                     <td>{describe(r)}</td>
                                 </tr>
@@ -124,7 +129,7 @@ fn first_difference(simulated: &[Entry], real: &[Entry]) -> Option<usize> {
         .or_else(|| (simulated.len() != real.len()).then(|| simulated.len().min(real.len())))
 }
 
-/// One entry's answer: its step, the SQLSTATE's words, who it waited for.
+/// One entry's answer: who it waited for, its result or SQLSTATE, and the rows it read.
 fn describe(entry: &Entry) -> String {
     let waited = if entry.trace.waited_for.is_empty() {
         String::new()
@@ -145,5 +150,15 @@ fn describe(entry: &Entry) -> String {
         Some(r) => r.short(),
         None => "still waiting".to_string(),
     };
-    format!("{waited}{result}")
+    let rows = entry
+        .trace
+        .seen
+        .iter()
+        .map(|s| format!("{} {}", s.seat, s.status.as_sql()))
+        .collect::<Vec<_>>();
+    if rows.is_empty() {
+        format!("{waited}{result}")
+    } else {
+        format!("{waited}{result} ({})", rows.join(", "))
+    }
 }
