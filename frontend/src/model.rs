@@ -89,7 +89,8 @@ pub fn op_label(op: &Op) -> String {
     match op {
         Op::Begin { isolation } => format!("begin {}", isolation.as_sql().to_lowercase()),
         Op::Advance { minutes } => format!("+{minutes} min"),
-        Op::Pay { outcome } => format!("pay ({})", serde_plain(outcome)),
+        Op::Pay { outcome } if *outcome == Default::default() => "pay".to_string(),
+        Op::Pay { outcome } => format!("pay, {}", serde_plain(outcome)),
         Op::Lock { wait, .. } => {
             let how = serde_plain(wait);
             if how == "wait" {
@@ -520,6 +521,9 @@ mod tests {
             .collect();
         assert!(labels.iter().any(|l| l == "read A7"), "{labels:?}");
         assert!(labels.iter().any(|l| l.starts_with("begin")), "{labels:?}");
+        let paying = builtin("ch4-late-payment");
+        let pay = &paying.actors()[paying.actor_index("adam").unwrap()].program[1];
+        assert_eq!(op_label(pay), "pay");
         assert_eq!(display_name("omar"), "Omar");
         assert_eq!(lanes(&builtin("ch3-three-arrivals")).len(), 3);
     }
