@@ -89,6 +89,14 @@ ensure_node() {
         die "the browser tests need Node.js 20 or later (playwright-core), found $(node --version)"
 }
 
+# PostgreSQL's isolation tester, which the export tests feed the generated specs to (Debian
+# ships it with the client programs, also when the server runs elsewhere).
+ensure_isolationtester() {
+    [ -n "${ISOLATIONTESTER:-}" ] && return
+    compgen -G '/usr/lib/postgresql/*/lib/pgxs/src/test/isolation/isolationtester' >/dev/null ||
+        apt_install postgresql-client
+}
+
 # playwright-core only (it drives the system Chromium and never downloads a browser).
 ensure_e2e_deps() {
     local want have
@@ -101,7 +109,8 @@ ensure_e2e_deps() {
 }
 
 # ensure_tools build: what `trunk build` and `cargo run` need.
-# ensure_tools test:  that, plus curl, Node.js, Chromium and the e2e packages.
+# ensure_tools test:  that, plus curl, the isolation tester, Node.js, Chromium and the e2e
+#                     packages.
 ensure_tools() {
     local kind=${1:-build}
     ensure_rust
@@ -109,6 +118,7 @@ ensure_tools() {
     ensure_trunk
     if [ "$kind" = test ]; then
         command -v curl >/dev/null || apt_install curl ca-certificates
+        ensure_isolationtester
         ensure_node
         ensure_chromium
         ensure_e2e_deps

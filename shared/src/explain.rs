@@ -144,25 +144,7 @@ pub(crate) fn title(name: &str) -> String {
     if name == CLOCK {
         return "The clock".to_string();
     }
-    let mut chars = name.chars();
-    chars
-        .next()
-        .map(|c| c.to_uppercase().chain(chars).collect())
-        .unwrap_or_default()
+    crate::engine::capitalise(name)
 }
 
-/// "A7", "A7 and A8", "A12, A13 and A14".
-pub(crate) fn join<S: AsRef<str>>(items: &[S]) -> String {
-    match items {
-        [] => String::new(),
-        [one] => one.as_ref().to_string(),
-        [init @ .., last] => format!(
-            "{} and {}",
-            init.iter()
-                .map(|s| s.as_ref())
-                .collect::<Vec<_>>()
-                .join(", "),
-            last.as_ref()
-        ),
-    }
-}
+pub(crate) use crate::engine::join;

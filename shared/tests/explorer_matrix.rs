@@ -5,8 +5,11 @@
 //! record and never renders a trace; here every order is simulated from scratch, fully assessed
 //! from its trace and grouped by hand, and the two must give the very same groups.
 
+mod common;
+
 use std::collections::BTreeMap;
 
+use common::program;
 use proptest::prelude::*;
 use shared::assess::assess;
 use shared::engine::simulate;
@@ -15,7 +18,7 @@ use shared::explorer::{
     Group,
 };
 use shared::outcome::Verdict;
-use shared::schedule::{Isolation, Op, ScheduleFile, SeatStatus, Wait};
+use shared::schedule::{Op, ScheduleFile};
 use shared::{scenarios, Schedule};
 
 /// The first `limit` orders from `explorer::orders`, each simulated on its own and assessed from
@@ -130,64 +133,6 @@ fn the_explorer_groups_every_matrix_cell_as_a_full_assessment_does() {
     }
 }
 
-fn seats() -> impl Strategy<Value = Vec<String>> {
-    prop::sample::subsequence(vec!["A1".to_string(), "A2".to_string()], 1..=2)
-}
-
-/// One buyer's program: an optional transaction around some statements, then one-call ops.
-fn program() -> impl Strategy<Value = Vec<Op>> {
-    let statement = prop_oneof![
-        seats().prop_map(|seats| Op::Read { seats }),
-        (
-            seats(),
-            prop_oneof![Just(Wait::Wait), Just(Wait::Nowait), Just(Wait::SkipLocked)]
-        )
-            .prop_map(|(seats, wait)| Op::Lock { seats, wait }),
-        (
-            seats(),
-            prop_oneof![Just(SeatStatus::Held), Just(SeatStatus::Booked)]
-        )
-            .prop_map(|(seats, status)| Op::Write { seats, status }),
-        seats().prop_map(|seats| Op::Claim { seats, now: None }),
-        seats().prop_map(|seats| Op::Book { seats }),
-    ];
-    let isolation = prop_oneof![
-        Just(Isolation::ReadCommitted),
-        Just(Isolation::RepeatableRead),
-        Just(Isolation::Serializable)
-    ];
-    let one_call = prop_oneof![
-        seats().prop_map(|seats| Op::Hold {
-            seats,
-            attempt: None,
-            now: None
-        }),
-        Just(Op::Confirm { now: None }),
-        Just(Op::Release),
-        Just(Op::Pay {
-            outcome: Default::default()
-        }),
-    ];
-    (
-        prop::option::of(isolation),
-        prop::collection::vec(statement, 1..3),
-        any::<bool>(),
-        prop::collection::vec(one_call, 0..3),
-    )
-        .prop_map(|(tx, body, commit, tail)| {
-            let mut ops = Vec::new();
-            if let Some(isolation) = tx {
-                ops.push(Op::Begin { isolation });
-                ops.extend(body);
-                ops.push(if commit { Op::Commit } else { Op::Rollback });
-            } else {
-                ops.extend(body);
-            }
-            ops.extend(tail);
-            ops
-        })
-}
-
 /// Buyers with these programs on two seats, A2 possibly held by `x` until minute 5, and maybe
 /// a clock that moves past it and sweeps.
 fn schedule_of(programs: Vec<Vec<Op>>, held: bool, clock: bool) -> Schedule {
@@ -223,7 +168,7 @@ proptest! {
 
     #[test]
     fn the_explorer_groups_random_schedules_as_a_full_assessment_does(
-        programs in prop::collection::vec(program(), 2..=3),
+        programs in prop::collection::vec(program(3), 2..=3),
         held in any::<bool>(),
         clock in any::<bool>(),
     ) {

@@ -4,11 +4,14 @@
 //! random schedules check that the model never panics, is deterministic, and never stores two
 //! tickets for one seat.
 
+mod common;
+
+use common::program;
 use proptest::prelude::*;
 use shared::assess::assess;
 use shared::engine::simulate;
 use shared::explorer::{explore, for_each_order};
-use shared::schedule::{Isolation, Op, ScheduleFile, SeatStatus, Wait};
+use shared::schedule::{Op, ScheduleFile};
 use shared::Schedule;
 
 fn two_or_three_buyers(defence: &str, buyers: &[&str], seats: &str) -> Schedule {
@@ -96,64 +99,6 @@ fn all_or_nothing_family_bookings_never_split_a_family() {
     });
 }
 
-fn seat() -> impl Strategy<Value = Vec<String>> {
-    prop::sample::subsequence(vec!["A1".to_string(), "A2".to_string()], 1..=2)
-}
-
-/// One buyer's program: an optional transaction around some statements, then one-call ops.
-fn program() -> impl Strategy<Value = Vec<Op>> {
-    let statement = prop_oneof![
-        seat().prop_map(|seats| Op::Read { seats }),
-        (
-            seat(),
-            prop_oneof![Just(Wait::Wait), Just(Wait::Nowait), Just(Wait::SkipLocked)]
-        )
-            .prop_map(|(seats, wait)| Op::Lock { seats, wait }),
-        (
-            seat(),
-            prop_oneof![Just(SeatStatus::Held), Just(SeatStatus::Booked)]
-        )
-            .prop_map(|(seats, status)| Op::Write { seats, status }),
-        seat().prop_map(|seats| Op::Claim { seats, now: None }),
-        seat().prop_map(|seats| Op::Book { seats }),
-    ];
-    let isolation = prop_oneof![
-        Just(Isolation::ReadCommitted),
-        Just(Isolation::RepeatableRead),
-        Just(Isolation::Serializable)
-    ];
-    let one_call = prop_oneof![
-        seat().prop_map(|seats| Op::Hold {
-            seats,
-            attempt: None,
-            now: None
-        }),
-        Just(Op::Confirm { now: None }),
-        Just(Op::Release),
-        Just(Op::Pay {
-            outcome: Default::default()
-        }),
-    ];
-    (
-        prop::option::of(isolation),
-        prop::collection::vec(statement, 1..3),
-        any::<bool>(),
-        prop::collection::vec(one_call, 0..2),
-    )
-        .prop_map(|(tx, body, commit, tail)| {
-            let mut ops = Vec::new();
-            if let Some(isolation) = tx {
-                ops.push(Op::Begin { isolation });
-                ops.extend(body);
-                ops.push(if commit { Op::Commit } else { Op::Rollback });
-            } else {
-                ops.extend(body);
-            }
-            ops.extend(tail);
-            ops
-        })
-}
-
 fn schedule_of(programs: Vec<Vec<Op>>, advance: bool) -> Schedule {
     let mut actors = serde_json::Map::new();
     for (i, ops) in programs.into_iter().enumerate() {
@@ -182,7 +127,7 @@ proptest! {
 
     #[test]
     fn the_model_is_total_deterministic_and_never_stores_two_tickets_for_a_seat(
-        programs in prop::collection::vec(program(), 2..=3),
+        programs in prop::collection::vec(program(2), 2..=3),
         advance in any::<bool>(),
         pick in prop::collection::vec(any::<prop::sample::Index>(), 0..40),
     ) {

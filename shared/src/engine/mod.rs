@@ -58,7 +58,8 @@ use ssi::Ssi;
 use stmt::Running;
 use trace::{Events, Log, View};
 
-pub(crate) use names::Names;
+pub(crate) use names::{title as capitalise, Names};
+pub(crate) use reason::join;
 pub(crate) use tables::Committed;
 pub(crate) use trace::{Compact, Done, Node};
 

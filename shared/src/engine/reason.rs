@@ -258,7 +258,8 @@ fn error_words(code: &str, message: &str) -> String {
     }
 }
 
-fn join<S: AsRef<str>>(items: &[S]) -> String {
+/// "A7", "A7 and A8", "A12, A13 and A14".
+pub(crate) fn join<S: AsRef<str>>(items: &[S]) -> String {
     match items {
         [] => String::new(),
         [one] => one.as_ref().to_string(),
