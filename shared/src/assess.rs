@@ -22,7 +22,16 @@ struct ActorBook {
     /// Payment decisions by idempotency key: a retry gets the first one.
     payments: BTreeMap<String, PayOutcome>,
     confirmed: bool,
+    /// Seats it was told it got by a Redis hold alone, with nothing in the database behind
+    /// the claim (yet): the claim ends when another buyer's SET NX takes the key (it had run
+    /// out), when it deletes its key, or when the database refuses it the seat.
+    redis_only: BTreeSet<String>,
 }
+
+/// Whose hold each seat's Redis key stores, and until when, as the trace tells it: Redis is
+/// simulated on the client side, so its answers are in the trace and its keys follow from
+/// them.
+type RedisKeys = BTreeMap<String, (usize, i64)>;
 
 /// Builds the outcome (told, verdicts) of a trace.
 pub fn assess(schedule: &Schedule, trace: Trace) -> Outcome {
@@ -93,6 +102,7 @@ fn replay(
         .collect();
     events.sort_unstable();
 
+    let mut keys = RedisKeys::new();
     let mut next_event = 0;
     for k in 0..trace.entries.len() {
         let before = if k == 0 {
@@ -109,6 +119,18 @@ fn replay(
             let op = &actors[actor].program[e.op_index];
             let result = e.result.as_ref().expect("a completed entry has a result");
             let hold = sql::hold_id(&e.actor, e.op_index, op);
+            if op.is_redis() {
+                let until = after.clock + schedule.scenario().hold_minutes;
+                apply_redis(
+                    &mut books,
+                    &mut told,
+                    &mut keys,
+                    (actor, until),
+                    op,
+                    result,
+                    schedule,
+                );
+            }
             apply_event(
                 &mut books[actor],
                 &mut told,
@@ -130,8 +152,72 @@ fn replay(
         .map(|e| &e.tables)
         .unwrap_or(&trace.initial);
     let seats = seat_outcomes(final_tables, &told);
-    let verdict = verdict(schedule, &books, &seats, final_tables);
+    let verdict = verdict(schedule, &books, &seats, final_tables, &keys);
     (seats, verdict)
+}
+
+/// A Redis op's effect on the claims: a SET NX that answered `held` took every key it names
+/// (any earlier key had run out or been deleted, so an earlier Redis-only claim on it ends),
+/// and a delete ends its actor's Redis-only claims. `me` is the actor and the minute its new
+/// keys would run out after.
+fn apply_redis(
+    books: &mut [ActorBook],
+    told: &mut Told,
+    keys: &mut RedisKeys,
+    me: (usize, i64),
+    op: &Op,
+    result: &StepResult,
+    schedule: &Schedule,
+) {
+    let (actor, until) = me;
+    let name = &schedule.actors()[actor].name;
+    let StepResult::Answer { answer } = result else {
+        return;
+    };
+    match (op, answer) {
+        (Op::RedisHold { seats }, Answer::Held) => {
+            for seat in seats {
+                if let Some((before, _)) = keys.insert(seat.clone(), (actor, until)) {
+                    if before != actor && books[before].redis_only.remove(seat) {
+                        if let Some(t) = told.get_mut(seat) {
+                            t.remove(&schedule.actors()[before].name);
+                        }
+                    }
+                }
+                let t = told.entry(seat.clone()).or_default();
+                if !t.contains(name) {
+                    t.insert(name.clone());
+                    books[actor].redis_only.insert(seat.clone());
+                }
+            }
+        }
+        (Op::RedisRelease, Answer::Released) => {
+            keys.retain(|seat, (holder, _)| {
+                if *holder != actor {
+                    return true;
+                }
+                if books[actor].redis_only.remove(seat) {
+                    if let Some(t) = told.get_mut(seat) {
+                        t.remove(name);
+                    }
+                }
+                false
+            });
+        }
+        _ => {}
+    }
+}
+
+/// The database refused `actor` the `seats` it tried to take: its application tells it so,
+/// and its Redis-only claims on them end.
+fn refused(book: &mut ActorBook, told: &mut Told, actor: &str, seats: &[String]) {
+    for seat in seats {
+        if book.redis_only.remove(seat) {
+            if let Some(t) = told.get_mut(seat) {
+                t.remove(actor);
+            }
+        }
+    }
 }
 
 fn apply_event(
@@ -143,11 +229,12 @@ fn apply_event(
     hold: String,
     after: &Tables,
 ) {
-    let mut tell = |book: &mut ActorBook, seats: Vec<String>| {
+    let tell = |book: &mut ActorBook, told: &mut Told, seats: Vec<String>| {
         if book.in_tx {
             book.pending.extend(seats);
         } else {
             for seat in seats {
+                book.redis_only.remove(&seat);
                 told.entry(seat).or_default().insert(actor.to_string());
             }
         }
@@ -160,20 +247,24 @@ fn apply_event(
         (Op::Commit, StepResult::Ok { .. }) => {
             book.in_tx = false;
             let seats = std::mem::take(&mut book.pending);
-            tell(book, seats);
+            tell(book, told, seats);
         }
         (Op::Commit | Op::Rollback, _) => {
             book.in_tx = false;
-            book.pending.clear();
+            let seats = std::mem::take(&mut book.pending);
+            refused(book, told, actor, &seats);
         }
         (Op::Claim { seats, .. } | Op::Write { seats, .. }, StepResult::Ok { rows: Some(n) })
             if *n as usize == seats.len() =>
         {
             book.current_hold = Some(hold);
-            tell(book, seats.clone());
+            tell(book, told, seats.clone());
         }
         (Op::Book { seats }, StepResult::Ok { rows: Some(n) }) if *n as usize == seats.len() => {
-            tell(book, seats.clone());
+            tell(book, told, seats.clone());
+        }
+        (Op::Claim { seats, .. } | Op::Write { seats, .. } | Op::Book { seats }, _) => {
+            refused(book, told, actor, seats);
         }
         (
             Op::Hold { seats, .. },
@@ -182,8 +273,14 @@ fn apply_event(
             },
         ) => {
             book.current_hold = Some(hold);
-            tell(book, seats.clone());
+            tell(book, told, seats.clone());
         }
+        (
+            Op::RedisHold { .. },
+            StepResult::Answer {
+                answer: Answer::Held,
+            },
+        ) => book.current_hold = Some(hold),
         (Op::Confirm { .. }, StepResult::Answer { answer }) => {
             book.confirmed = true;
             if matches!(answer, Answer::Issued | Answer::Duplicate) {
@@ -194,7 +291,7 @@ fn apply_event(
                     .filter(|b| Some(&b.booking_id) == current.as_ref())
                     .map(|b| b.seat.clone())
                     .collect();
-                tell(book, seats);
+                tell(book, told, seats);
             } else if *answer == Answer::RefundDue {
                 // The buyer is told the hold is gone: its claim on the hold's seats ends here.
                 for row in after
@@ -266,6 +363,7 @@ fn verdict(
     books: &[ActorBook],
     seats: &BTreeMap<String, SeatOutcome>,
     tables: &Tables,
+    keys: &RedisKeys,
 ) -> Verdict {
     let double_booked = seats
         .values()
@@ -293,12 +391,20 @@ fn verdict(
         })
         .map(|(actor, _)| actor.name.clone())
         .collect();
-    let unpaid_hold: BTreeSet<String> = tables
+    let mut unpaid_hold: BTreeSet<String> = tables
         .seats
         .iter()
         .filter(|r| r.status == SeatStatus::Held && r.until.is_some_and(|u| u >= tables.clock))
         .filter_map(|r| r.holder.clone())
         .collect();
+    // A live Redis hold that nothing in the database stands behind is a hold too.
+    unpaid_hold.extend(
+        keys.iter()
+            .filter(|(seat, (a, until))| {
+                *until >= tables.clock && books[*a].redis_only.contains(*seat)
+            })
+            .map(|(_, (a, _))| schedule.actors()[*a].name.clone()),
+    );
     Verdict {
         double_booked,
         lost_seat,
@@ -329,6 +435,8 @@ pub(crate) struct CompactJudge {
     books: Vec<CompactBook>,
     /// Per seat: the names told they got it, as a mask of name indices.
     told: Vec<u128>,
+    /// Per seat: whose hold its Redis key stores, and until when (`RedisKeys`).
+    keys: Vec<Option<(usize, i64)>>,
 }
 
 impl Clone for CompactJudge {
@@ -336,6 +444,7 @@ impl Clone for CompactJudge {
         CompactJudge {
             books: self.books.clone(),
             told: self.told.clone(),
+            keys: self.keys.clone(),
         }
     }
 
@@ -343,6 +452,7 @@ impl Clone for CompactJudge {
     fn clone_from(&mut self, source: &Self) {
         self.books.clone_from(&source.books);
         self.told.clone_from(&source.told);
+        self.keys.clone_from(&source.keys);
     }
 }
 
@@ -361,7 +471,8 @@ impl CompactJudge {
                 }
             }
         }
-        CompactJudge { books, told }
+        let keys = vec![None; names.seats.len()];
+        CompactJudge { books, told, keys }
     }
 
     /// Replays one entry: the completions during it, its own first, then the waiters it
@@ -400,6 +511,10 @@ impl CompactJudge {
             seats: names.op_seats[d.actor][d.op_index],
             no_hold: names.no_hold[d.actor],
         };
+        if op.is_redis() {
+            let until = after.clock + schedule.scenario().hold_minutes;
+            self.apply_redis(e, until, op, &d.result);
+        }
         apply_compact(
             &mut self.books[d.actor],
             &mut self.told,
@@ -408,6 +523,45 @@ impl CompactJudge {
             &d.result,
             after,
         );
+    }
+
+    /// `apply_redis` on indices.
+    fn apply_redis(&mut self, e: CompactEvent, until: i64, op: &Op, result: &StepResult) {
+        let StepResult::Answer { answer } = result else {
+            return;
+        };
+        let me = 1u128 << e.actor;
+        let seat_bits = |mask: u64| (0..64).filter(move |s| mask & (1u64 << s) != 0);
+        match (op, answer) {
+            (Op::RedisHold { .. }, Answer::Held) => {
+                for s in seat_bits(e.seats) {
+                    if let Some((before, _)) = self.keys[s].replace((e.actor, until)) {
+                        let book = &mut self.books[before];
+                        if before != e.actor && book.redis_only & (1 << s) != 0 {
+                            book.redis_only &= !(1 << s);
+                            self.told[s] &= !(1u128 << before);
+                        }
+                    }
+                    if self.told[s] & me == 0 {
+                        self.told[s] |= me;
+                        self.books[e.actor].redis_only |= 1 << s;
+                    }
+                }
+            }
+            (Op::RedisRelease, Answer::Released) => {
+                for (s, key) in self.keys.iter_mut().enumerate() {
+                    if key.is_some_and(|(holder, _)| holder == e.actor) {
+                        *key = None;
+                        let book = &mut self.books[e.actor];
+                        if book.redis_only & (1 << s) != 0 {
+                            book.redis_only &= !(1 << s);
+                            self.told[s] &= !me;
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
     }
 
     /// The verdict with the committed rows at the end (`tables`).
@@ -443,7 +597,17 @@ impl CompactJudge {
             .iter()
             .filter(|r| r.status == SeatStatus::Held && r.until.is_some_and(|u| u >= tables.clock))
             .filter_map(|r| r.holder)
-            .fold(0, |m, h| m | 1 << h);
+            .fold(0, |m, h| m | 1 << h)
+            | self
+                .keys
+                .iter()
+                .enumerate()
+                .filter_map(|(s, key)| {
+                    let (a, until) = (*key)?;
+                    let live = until >= tables.clock && self.books[a].redis_only & (1 << s) != 0;
+                    live.then_some(1u128 << a)
+                })
+                .fold(0, |m, a| m | a);
         CompactVerdict {
             double_booked,
             lost_seat,
@@ -496,6 +660,8 @@ struct CompactBook {
     current_hold: Option<u16>,
     payments: Vec<(u16, PayOutcome)>,
     confirmed: bool,
+    /// `ActorBook::redis_only`, as a mask of seats.
+    redis_only: u64,
 }
 
 impl Clone for CompactBook {
@@ -512,7 +678,9 @@ impl Clone for CompactBook {
             current_hold,
             payments,
             confirmed,
+            redis_only,
         } = self;
+        *redis_only = source.redis_only;
         *in_tx = source.in_tx;
         *pending = source.pending;
         *current_hold = source.current_hold;
@@ -545,6 +713,7 @@ fn apply_compact(
         if book.in_tx {
             book.pending |= seats;
         } else {
+            book.redis_only &= !seats;
             for (s, t) in told.iter_mut().enumerate() {
                 if seats & (1 << s) != 0 {
                     *t |= me;
@@ -564,7 +733,8 @@ fn apply_compact(
         }
         (Op::Commit | Op::Rollback, _) => {
             book.in_tx = false;
-            book.pending = 0;
+            let seats = std::mem::take(&mut book.pending);
+            refused_compact(book, told, me, seats);
         }
         (Op::Claim { seats, .. } | Op::Write { seats, .. }, StepResult::Ok { rows: Some(n) })
             if *n as usize == seats.len() =>
@@ -575,6 +745,15 @@ fn apply_compact(
         (Op::Book { seats }, StepResult::Ok { rows: Some(n) }) if *n as usize == seats.len() => {
             tell(book, told, e.seats);
         }
+        (Op::Claim { .. } | Op::Write { .. } | Op::Book { .. }, _) => {
+            refused_compact(book, told, me, e.seats);
+        }
+        (
+            Op::RedisHold { .. },
+            StepResult::Answer {
+                answer: Answer::Held,
+            },
+        ) => book.current_hold = Some(e.hold),
         (
             Op::Hold { .. },
             StepResult::Answer {
@@ -608,6 +787,19 @@ fn apply_compact(
             }
         }
         _ => {}
+    }
+}
+
+/// `refused` on indices.
+fn refused_compact(book: &mut CompactBook, told: &mut [u128], me: u128, seats: u64) {
+    let ended = book.redis_only & seats;
+    if ended != 0 {
+        book.redis_only &= !ended;
+        for (s, t) in told.iter_mut().enumerate() {
+            if ended & (1 << s) != 0 {
+                *t &= !me;
+            }
+        }
     }
 }
 

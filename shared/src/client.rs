@@ -1,6 +1,7 @@
 //! The client side of a run: what each buyer's application remembers between round trips
 //! (seats it saw as available, its current hold, whether its transaction is open or failed),
-//! the virtual clock, and the payment provider. The simulator and the real executor drive the
+//! the virtual clock, the payment provider, and the simulated Redis that the Redis hold keeps
+//! its keys in. The simulator and the real executor drive the
 //! very same `Clients`, so the two can differ only in what the database answers.
 
 use std::collections::BTreeMap;
@@ -44,13 +45,31 @@ pub enum Action {
     Done(StepResult),
 }
 
-/// The client side of every actor, the clock and the payment provider.
+/// A key of the simulated Redis: a seat's hold, whose hold id it stores, and the last minute it
+/// lives (its `PX` runs out after that minute; a key past it is gone as far as Redis is
+/// concerned, and is kept here only until something replaces it).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct RedisKey {
+    pub actor: usize,
+    pub hold_id: String,
+    pub until: i64,
+}
+
+impl RedisKey {
+    pub fn alive(&self, clock: i64) -> bool {
+        clock <= self.until
+    }
+}
+
+/// The client side of every actor, the clock, the payment provider and Redis.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Clients {
     pub actors: Vec<ActorState>,
     pub clock: i64,
     /// Payment decisions by idempotency key (hold id): a retry gets the first one.
     pub provider: BTreeMap<String, PayOutcome>,
+    /// The Redis hold keys by seat.
+    pub redis: BTreeMap<String, RedisKey>,
     show: i64,
     hold_minutes: i64,
 }
@@ -71,6 +90,7 @@ impl Clients {
             actors,
             clock: schedule.scenario().clock,
             provider: BTreeMap::new(),
+            redis: BTreeMap::new(),
             show: schedule.scenario().show,
             hold_minutes: schedule.scenario().hold_minutes,
         }
@@ -109,10 +129,69 @@ impl Clients {
                 self.provider.entry(key).or_insert(*outcome);
                 Action::Done(StepResult::Ok { rows: None })
             }
+            Op::RedisHold { seats } => {
+                let free = seats
+                    .iter()
+                    .all(|s| self.redis.get(s).is_none_or(|k| !k.alive(self.clock)));
+                let answer = if free {
+                    Answer::Held
+                } else {
+                    Answer::Unavailable
+                };
+                Action::Done(StepResult::Answer { answer })
+            }
+            Op::RedisRelease => {
+                let answer = if self.redis_seats(actor).next().is_some() {
+                    Answer::Released
+                } else {
+                    Answer::Expired
+                };
+                Action::Done(StepResult::Answer { answer })
+            }
             _ => Action::Send(
                 sql::statement(op, &self.context(schedule, actor))
-                    .expect("every op but pay has SQL"),
+                    .expect("every op but pay and the Redis ops has SQL"),
             ),
+        }
+    }
+
+    /// The seats whose Redis key is alive and holds `actor`'s current hold id.
+    fn redis_seats(&self, actor: usize) -> impl Iterator<Item = &String> {
+        let hold = self.actors[actor].current_hold.as_ref();
+        self.redis
+            .iter()
+            .filter(move |(_, k)| Some(&k.hold_id) == hold && k.alive(self.clock))
+            .map(|(seat, _)| seat)
+    }
+
+    /// The Redis command of `actor`'s next operation, as redis-cli takes it; `None` if it is
+    /// not a Redis op. Call it before `prepare`.
+    pub fn redis_command(&self, schedule: &Schedule, actor: usize) -> Option<String> {
+        let a = &self.actors[actor];
+        let name = &schedule.actors()[actor].name;
+        let op = schedule.actors()[actor].program.get(a.next)?;
+        match op {
+            Op::RedisHold { seats } => Some(sql::redis_hold_command(
+                self.show,
+                seats,
+                &sql::hold_id(name, a.next, op),
+                self.hold_minutes,
+            )),
+            Op::RedisRelease => {
+                // The keys of every seat it ever asks Redis to hold; each is deleted only if
+                // it still holds this hold id.
+                let mut seats: Vec<String> = schedule.actors()[actor]
+                    .program
+                    .iter()
+                    .filter(|op| op.is_redis())
+                    .flat_map(|op| op.seats().iter().cloned())
+                    .collect();
+                seats.sort();
+                seats.dedup();
+                let hold = a.current_hold.clone().unwrap_or_else(|| sql::no_hold(name));
+                Some(sql::redis_release_command(self.show, &seats, &hold))
+            }
+            _ => None,
         }
     }
 
@@ -172,6 +251,35 @@ impl Clients {
                     }) =>
             {
                 a.current_hold = Some(new_hold);
+            }
+            Op::RedisHold { seats } => {
+                let held = *result
+                    == (StepResult::Answer {
+                        answer: Answer::Held,
+                    });
+                for seat in seats {
+                    a.remembered.insert(seat.clone(), held);
+                    if held {
+                        let key = RedisKey {
+                            actor,
+                            hold_id: new_hold.clone(),
+                            until: self.clock + self.hold_minutes,
+                        };
+                        self.redis.insert(seat.clone(), key);
+                    }
+                }
+                if held {
+                    a.current_hold = Some(new_hold);
+                }
+            }
+            Op::RedisRelease
+                if *result
+                    == (StepResult::Answer {
+                        answer: Answer::Released,
+                    }) =>
+            {
+                let hold = a.current_hold.as_ref();
+                self.redis.retain(|_, k| Some(&k.hold_id) != hold);
             }
             Op::Advance { minutes } if !result.is_error() => self.clock += minutes,
             _ => {}

@@ -16,6 +16,10 @@ pub const NAMES: &[&str] = &[
     "hold_confirm",
     "expiry_only",
     "release_on_exit",
+    "redis_hold",
+    "redis_update",
+    "redis_expiry_only",
+    "redis_release_on_exit",
 ];
 
 /// One line saying what the defence does.
@@ -35,6 +39,18 @@ pub fn summary(name: &str) -> Option<&'static str> {
         }
         "expiry_only" => "hold, leave without releasing, come back: locked out by one's own hold",
         "release_on_exit" => "hold, release on leaving, come back: the seat is there again",
+        "redis_hold" => {
+            "hold in Redis with SET NX and a TTL, pay, insert the ticket: the unique key decides"
+        }
+        "redis_update" => {
+            "hold in Redis with SET NX and a TTL, pay, UPDATE the seat to BOOKED: nothing checks"
+        }
+        "redis_expiry_only" => {
+            "hold in Redis, leave without deleting the key, come back: locked out until the TTL"
+        }
+        "redis_release_on_exit" => {
+            "hold in Redis, delete the key on leaving, come back: the seat is there again"
+        }
         _ => return None,
     })
 }
@@ -59,6 +75,9 @@ pub fn program(name: &str, seats: &[String]) -> Option<Vec<Op>> {
         seats: seats.clone(),
         attempt: None,
         now: None,
+    };
+    let redis_hold = || Op::RedisHold {
+        seats: seats.clone(),
     };
     Some(match name {
         "check_then_act" => vec![read(), book_write()],
@@ -117,6 +136,24 @@ pub fn program(name: &str, seats: &[String]) -> Option<Vec<Op>> {
         ],
         "expiry_only" => vec![hold(), hold()],
         "release_on_exit" => vec![hold(), Op::Release, hold()],
+        "redis_hold" => vec![
+            redis_hold(),
+            Op::Pay {
+                outcome: Default::default(),
+            },
+            Op::Book {
+                seats: seats.clone(),
+            },
+        ],
+        "redis_update" => vec![
+            redis_hold(),
+            Op::Pay {
+                outcome: Default::default(),
+            },
+            book_write(),
+        ],
+        "redis_expiry_only" => vec![redis_hold(), redis_hold()],
+        "redis_release_on_exit" => vec![redis_hold(), Op::RedisRelease, redis_hold()],
         _ => return None,
     })
 }

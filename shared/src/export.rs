@@ -50,11 +50,20 @@ pub fn fixture_json(schedule: &Schedule, outcome: &Outcome) -> String {
 }
 
 /// The SQL each entry of the order sent, as psql would take it (`None` for an entry that sent
-/// nothing: a skipped write, a payment), in the order's order.
+/// nothing to the database: a skipped write, a payment, a Redis op), in the order's order.
 pub fn entry_sql(schedule: &Schedule, outcome: &Outcome) -> Vec<Option<String>> {
     plan(schedule, outcome)
         .into_iter()
         .map(|s| s.statement.map(|st| st.to_psql()))
+        .collect()
+}
+
+/// What each entry of the order sent: its SQL as psql would take it, or for a Redis op its
+/// command as redis-cli would (`None` for a skipped write or a payment).
+pub fn entry_commands(schedule: &Schedule, outcome: &Outcome) -> Vec<Option<String>> {
+    plan(schedule, outcome)
+        .into_iter()
+        .map(|s| s.statement.map(|st| st.to_psql()).or(s.redis))
         .collect()
 }
 
@@ -124,8 +133,10 @@ struct Sent<'a> {
     k: usize,
     actor: &'a Actor,
     op: &'a Op,
-    /// What was sent; `None` when nothing was (a skipped write, a payment).
+    /// What was sent; `None` when nothing was (a skipped write, a payment, a Redis op).
     statement: Option<Statement>,
+    /// The Redis command of a Redis op (Redis is simulated: it is shown, never sent).
+    redis: Option<String>,
     /// What it did, from the outcome.
     entry: Option<&'a Entry>,
 }
@@ -172,6 +183,7 @@ fn plan<'a>(schedule: &'a Schedule, outcome: &'a Outcome) -> Vec<Sent<'a>> {
             break;
         }
         let op = &actor.program[state.next];
+        let redis = clients.redis_command(schedule, a);
         let statement = match clients.prepare(schedule, a) {
             Action::Send(st) => Some(st),
             Action::Done(_) => None,
@@ -190,6 +202,7 @@ fn plan<'a>(schedule: &'a Schedule, outcome: &'a Outcome) -> Vec<Sent<'a>> {
             actor,
             op,
             statement,
+            redis,
             entry,
         });
     }
@@ -293,6 +306,8 @@ fn what(actor: &str, op: &Op) -> String {
         Op::Confirm { .. } => format!("{actor}'s payment webhook confirms the hold"),
         Op::Pay { .. } => format!("{actor} pays the payment provider"),
         Op::Release => format!("{actor} releases the hold"),
+        Op::RedisHold { .. } => format!("{actor} holds {seats} in Redis (SET NX with a TTL)"),
+        Op::RedisRelease => format!("{actor} deletes its Redis hold"),
         Op::Advance { minutes } => format!("the clock moves {minutes} minutes"),
         Op::Sweep => "the sweeper frees the holds that ran out".to_string(),
     }

@@ -187,8 +187,8 @@ fn is_default<T: Default + PartialEq>(v: &T) -> bool {
     *v == T::default()
 }
 
-/// One operation: exactly one round trip to the database (`pay` excepted: it talks to the
-/// payment provider).
+/// One operation: exactly one round trip to the database (`pay` and the Redis ops excepted:
+/// they talk to the payment provider and to a simulated Redis).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Op {
@@ -235,6 +235,16 @@ pub enum Op {
         outcome: PayOutcome,
     },
     Release,
+    /// A hold kept in Redis instead of the database, simulated like the payment provider (no
+    /// PostgreSQL round trip): `SET hold:{show}:{seat} {hold id} NX PX {hold length}` for every
+    /// seat, all or nothing (a Lua script when there are several). It answers `held` if no
+    /// seat had a live key, else `unavailable`; the key dies by itself when its time runs out.
+    RedisHold {
+        seats: Vec<String>,
+    },
+    /// Deletes this actor's Redis hold keys, only where the key still holds its hold id (a
+    /// compare-and-delete script): `released`, or `expired` when none was left.
+    RedisRelease,
     Advance {
         minutes: i64,
     },
@@ -257,6 +267,8 @@ impl Op {
             Op::Confirm { .. } => "confirm",
             Op::Pay { .. } => "pay",
             Op::Release => "release",
+            Op::RedisHold { .. } => "redis_hold",
+            Op::RedisRelease => "redis_release",
             Op::Advance { .. } => "advance",
             Op::Sweep => "sweep",
         }
@@ -270,7 +282,8 @@ impl Op {
             | Op::Write { seats, .. }
             | Op::Claim { seats, .. }
             | Op::Book { seats }
-            | Op::Hold { seats, .. } => seats,
+            | Op::Hold { seats, .. }
+            | Op::RedisHold { seats } => seats,
             _ => &[],
         }
     }
@@ -282,7 +295,8 @@ impl Op {
             | Op::Write { seats, .. }
             | Op::Claim { seats, .. }
             | Op::Book { seats }
-            | Op::Hold { seats, .. } => Some(seats),
+            | Op::Hold { seats, .. }
+            | Op::RedisHold { seats } => Some(seats),
             _ => None,
         }
     }
@@ -300,8 +314,18 @@ impl Op {
     pub fn is_one_call(&self) -> bool {
         matches!(
             self,
-            Op::Hold { .. } | Op::Confirm { .. } | Op::Release | Op::Pay { .. }
+            Op::Hold { .. }
+                | Op::Confirm { .. }
+                | Op::Release
+                | Op::Pay { .. }
+                | Op::RedisHold { .. }
+                | Op::RedisRelease
         )
+    }
+
+    /// Talks to the simulated Redis, not to PostgreSQL.
+    pub fn is_redis(&self) -> bool {
+        matches!(self, Op::RedisHold { .. } | Op::RedisRelease)
     }
 
     pub fn is_clock_op(&self) -> bool {
@@ -691,7 +715,7 @@ fn parse_op(field: &str, value: serde_json::Value) -> Result<Op, ScheduleError> 
             Some(op) if msg.starts_with("unknown variant") => ScheduleError::new(
                 format!("{field}.op"),
                 format!(
-                    "unknown op {op:?}: use one of begin, commit, rollback, read, lock, write, claim, book, hold, confirm, pay, release, advance, sweep"
+                    "unknown op {op:?}: use one of begin, commit, rollback, read, lock, write, claim, book, hold, confirm, pay, release, redis_hold, redis_release, advance, sweep"
                 ),
             ),
             Some(op) => ScheduleError::new(field, format!("bad {op} operation: {msg}")),

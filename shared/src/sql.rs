@@ -127,7 +127,8 @@ pub fn no_hold(actor: &str) -> String {
 
 const READ: &str = "select seat_id, status, holder, held_until from show_seats\n where show_id = $1 and seat_id = any($2)\n order by seat_id";
 
-/// The SQL of an operation; `None` for `pay`, which talks to the payment provider instead.
+/// The SQL of an operation; `None` for `pay` and the Redis ops, which talk to the payment
+/// provider and to Redis instead.
 pub fn statement(op: &Op, cx: &Context<'_>) -> Option<Statement> {
     use Param::*;
     let show = Int(cx.show);
@@ -201,9 +202,47 @@ pub fn statement(op: &Op, cx: &Context<'_>) -> Option<Statement> {
             "update show_seats\n   set status = 'AVAILABLE', holder = null, hold_id = null, held_until = null\n where show_id = $1 and status = 'HELD' and held_until < clock_now()",
             vec![show],
         ),
-        Op::Pay { .. } => return None,
+        Op::Pay { .. } | Op::RedisHold { .. } | Op::RedisRelease => return None,
     };
     Some(st)
+}
+
+/// The Redis key of a seat's hold.
+pub fn redis_key(show: i64, seat: &str) -> String {
+    format!("hold:{show}:{seat}")
+}
+
+/// The command of `redis_hold`, as redis-cli takes it: `SET … NX PX` for one seat, an
+/// all-or-nothing script for several. Redis is simulated (`crate::client`), so this is what
+/// the page shows and the psql export mentions, never something that is sent.
+pub fn redis_hold_command(show: i64, seats: &[String], hold_id: &str, hold_minutes: i64) -> String {
+    let ms = hold_minutes * 60_000;
+    match seats {
+        [seat] => format!("SET {} {hold_id} NX PX {ms}", redis_key(show, seat)),
+        _ => format!(
+            "EVAL \"for _, k in ipairs(KEYS) do if redis.call('EXISTS', k) == 1 then return 0 end end; \
+             for _, k in ipairs(KEYS) do redis.call('SET', k, ARGV[1], 'PX', ARGV[2]) end; return 1\" {} {} {hold_id} {ms}",
+            seats.len(),
+            keys(show, seats)
+        ),
+    }
+}
+
+/// The command of `redis_release`: delete each key only while it still holds this hold id.
+pub fn redis_release_command(show: i64, seats: &[String], hold_id: &str) -> String {
+    format!(
+        "EVAL \"local n = 0; for _, k in ipairs(KEYS) do if redis.call('GET', k) == ARGV[1] then n = n + redis.call('DEL', k) end end; return n\" {} {} {hold_id}",
+        seats.len(),
+        keys(show, seats)
+    )
+}
+
+fn keys(show: i64, seats: &[String]) -> String {
+    seats
+        .iter()
+        .map(|s| redis_key(show, s))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 #[cfg(test)]

@@ -152,6 +152,7 @@ impl Clone for Engine<'_> {
 fn copy_clients(to: &mut Clients, from: &Clients) {
     to.clock = from.clock;
     copy_map(&mut to.provider, &from.provider);
+    to.redis.clone_from(&from.redis);
     to.actors.truncate(from.actors.len());
     for (t, f) in to.actors.iter_mut().zip(&from.actors) {
         let ActorState {
@@ -260,8 +261,8 @@ impl<'s> Engine<'s> {
         }
         let op_index = self.clients.actors[actor].next;
         let cx = ops::Cx::of(self, actor);
-        // The client side decides whether a write or a book is skipped and what a payment
-        // does; every other op is sent as is, and the model needs no SQL text, so the
+        // The client side decides whether a write or a book is skipped and what a payment or
+        // a Redis op does; every other op is sent as is, and the model needs no SQL text, so the
         // statement that `prepare` would build is not asked for (nor is it for a write or a
         // book that the client will send: building its SQL costs more than the model's step).
         let op = &self.schedule.actors()[actor].program[op_index];
@@ -275,12 +276,14 @@ impl<'s> Engine<'s> {
                 ));
                 None
             }
-            Op::Write { .. } | Op::Book { .. } | Op::Pay { .. } => {
-                match self.clients.prepare(self.schedule, actor) {
-                    Action::Done(result) => Some(result),
-                    Action::Send(_) => None,
-                }
-            }
+            Op::Write { .. }
+            | Op::Book { .. }
+            | Op::Pay { .. }
+            | Op::RedisHold { .. }
+            | Op::RedisRelease => match self.clients.prepare(self.schedule, actor) {
+                Action::Done(result) => Some(result),
+                Action::Send(_) => None,
+            },
             _ => None,
         };
         self.clients.sent(self.schedule, actor, k);

@@ -178,6 +178,22 @@ fn phrase(e: &Cx<'_>, op: &Op, d: &Done) -> String {
             _ => "confirms the payment, but the hold is gone or ran out: a refund is owed"
                 .to_string(),
         },
+        (StepResult::Answer { answer }, Op::RedisHold { seats }) => match answer {
+            Answer::Held => format!(
+                "holds {} in Redis: SET NX found no live key, the key dies in {} minutes (at minute {})",
+                join(seats),
+                e.schedule.scenario().hold_minutes,
+                e.clock + e.schedule.scenario().hold_minutes
+            ),
+            _ => format!(
+                "cannot hold {} in Redis: SET NX found a live key, so it holds nothing",
+                join(seats)
+            ),
+        },
+        (StepResult::Answer { answer }, Op::RedisRelease) => match answer {
+            Answer::Released => "deletes its Redis hold: the seat is free in Redis again".to_string(),
+            _ => "deletes nothing in Redis: its key had already run out or been replaced".to_string(),
+        },
         (StepResult::Answer { answer }, Op::Release) => match answer {
             Answer::Released => format!("releases {}", join(&seats(|f| *f == Fact::Took))),
             _ => "releases nothing: the hold is no longer there".to_string(),

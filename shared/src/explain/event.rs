@@ -116,6 +116,17 @@ impl Event<'_> {
                 format!("{who} released the hold")
             }
             (Op::Release, _) => format!("{who}'s release found no hold left"),
+            (Op::RedisHold { .. }, StepResult::Answer { answer }) if *answer == Answer::Held => {
+                format!("Redis gave {who} the hold on {}", join(e.op.seats()))
+            }
+            (Op::RedisHold { .. }, _) => format!(
+                "Redis refused {who} {}: someone's key was still alive",
+                join(e.op.seats())
+            ),
+            (Op::RedisRelease, StepResult::Answer { answer }) if *answer == Answer::Released => {
+                format!("{who} deleted its Redis hold")
+            }
+            (Op::RedisRelease, _) => format!("{who}'s Redis key was already gone"),
             (Op::Advance { .. }, _) => self.advance(),
             (Op::Sweep, _) => self.sweep(),
             (op, other) => format!("{who}'s {} answered {}", op.name(), other.short()),

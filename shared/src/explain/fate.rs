@@ -129,7 +129,11 @@ pub(super) fn fates(outcome: &Outcome) -> Vec<Fate> {
     for e in &outcome.entries {
         if matches!(
             e.op,
-            Op::Write { .. } | Op::Claim { .. } | Op::Book { .. } | Op::Hold { .. }
+            Op::Write { .. }
+                | Op::Claim { .. }
+                | Op::Book { .. }
+                | Op::Hold { .. }
+                | Op::RedisHold { .. }
         ) {
             for seat in e.op.seats() {
                 takers

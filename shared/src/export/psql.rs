@@ -122,6 +122,11 @@ fn step(plan: &[Sent<'_>], sent: &Sent<'_>, total: usize, outcome: &Outcome) -> 
     let Some(statement) = &sent.statement else {
         let why = match (sent.op, sent.result()) {
             (Op::Pay { .. }, _) => "No SQL: the payment provider is not the database.".to_string(),
+            (op, result) if op.is_redis() => format!(
+                "No SQL: Redis, not the database (simulated in the run). In redis-cli:\n--   {}\n-- Redis answers: {}",
+                sent.redis.as_deref().unwrap_or(""),
+                result.map_or("(not run)".to_string(), |r| r.short())
+            ),
             (_, Some(StepResult::Skipped)) => format!(
                 "Not sent: {} remembers {} as taken, so the application says sold out instead.",
                 sent.actor.name,
