@@ -100,6 +100,8 @@ pub fn op_label(op: &Op) -> String {
             }
         }
         Op::Write { status, .. } => format!("write {seats} {}", status.as_sql()),
+        Op::RedisHold { .. } => format!("SET NX {seats}"),
+        Op::RedisRelease => "DEL key".to_string(),
         _ if seats.is_empty() => op.name().to_string(),
         _ => format!("{} {seats}", op.name()),
     }
@@ -349,6 +351,8 @@ pub struct MapSeat {
     pub tickets: Vec<String>,
     /// Buyers told that the seat is theirs.
     pub told: Vec<String>,
+    /// The seat's live Redis key: whose hold it stores and the minutes it has left.
+    pub redis: Option<(String, i64)>,
 }
 
 impl MapSeat {
@@ -358,10 +362,48 @@ impl MapSeat {
     }
 }
 
-/// Every seat of the scenario, as stored once the first `step` entries have run.
-pub fn map_at(outcome: &Outcome, step: usize) -> Vec<MapSeat> {
+/// A key of the simulated Redis once the first `step` entries have run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RedisRow {
+    pub key: String,
+    pub seat: String,
+    pub holder: String,
+    pub hold_id: String,
+    pub until: i64,
+    /// Its time ran out: Redis no longer has it.
+    pub gone: bool,
+}
+
+/// The simulated Redis at the playhead, one row per seat that ever had a key (none for a
+/// schedule without Redis steps).
+pub fn redis_at(schedule: &Schedule, outcome: &Outcome, step: usize) -> Vec<RedisRow> {
+    if !schedule
+        .actors()
+        .iter()
+        .any(|a| a.program.iter().any(Op::is_redis))
+    {
+        return Vec::new();
+    }
+    let clock = tables_at(outcome, step).clock;
+    shared::export::redis_at(schedule, outcome, step)
+        .into_iter()
+        .map(|(seat, key)| RedisRow {
+            key: shared::sql::redis_key(schedule.scenario().show, &seat),
+            holder: schedule.actors()[key.actor].name.clone(),
+            gone: !key.alive(clock),
+            hold_id: key.hold_id,
+            until: key.until,
+            seat,
+        })
+        .collect()
+}
+
+/// Every seat of the scenario, as stored once the first `step` entries have run, with its
+/// live Redis key if it has one.
+pub fn map_at(schedule: &Schedule, outcome: &Outcome, step: usize) -> Vec<MapSeat> {
     let tables = tables_at(outcome, step);
     let told = told_at(outcome, step);
+    let redis = redis_at(schedule, outcome, step);
     tables
         .seats
         .iter()
@@ -377,6 +419,10 @@ pub fn map_at(outcome: &Outcome, step: usize) -> Vec<MapSeat> {
                 .map(|b| b.holder.clone())
                 .collect(),
             told: told.get(&row.id).cloned().unwrap_or_default(),
+            redis: redis
+                .iter()
+                .find(|k| k.seat == row.id && !k.gone)
+                .map(|k| (k.holder.clone(), k.until - tables.clock)),
         })
         .collect()
 }
@@ -402,9 +448,13 @@ mod tests {
     fn check_then_act_in_its_default_order_double_books() {
         let outcome = run(&builtin("ch4-check_then_act")).unwrap();
         assert!(outcome.verdict.double_booked);
-        let end = map_at(&outcome, outcome.entries.len());
+        let end = map_at(
+            &builtin("ch4-check_then_act"),
+            &outcome,
+            outcome.entries.len(),
+        );
         assert!(end[0].double(), "{end:?}");
-        assert!(!map_at(&outcome, 0)[0].double());
+        assert!(!map_at(&builtin("ch4-check_then_act"), &outcome, 0)[0].double());
     }
 
     #[test]
@@ -475,7 +525,7 @@ mod tests {
     fn the_map_counts_a_hold_down_on_the_virtual_clock() {
         let schedule = builtin("ch3-three-arrivals");
         let outcome = run(&schedule).unwrap();
-        let start = map_at(&outcome, 0);
+        let start = map_at(&schedule, &outcome, 0);
         let held = start.iter().find(|s| s.status == SeatStatus::Held).unwrap();
         assert!(held.minutes_left.unwrap() > 0);
         let clock_entry = outcome
@@ -483,7 +533,7 @@ mod tests {
             .iter()
             .position(|e| e.trace.actor == CLOCK)
             .unwrap();
-        let later = map_at(&outcome, clock_entry + 1);
+        let later = map_at(&schedule, &outcome, clock_entry + 1);
         let same = later.iter().find(|s| s.id == held.id).unwrap();
         assert!(same.minutes_left.unwrap_or(0) < held.minutes_left.unwrap());
     }
@@ -505,11 +555,40 @@ mod tests {
                     assert!(!phone(&outcome, &actor.name, step).text.is_empty());
                 }
                 assert_eq!(
-                    map_at(&outcome, step).len(),
+                    map_at(&schedule, &outcome, step).len(),
                     schedule.scenario().seats.len()
                 );
             }
         }
+    }
+
+    #[test]
+    fn the_map_shows_a_redis_key_while_it_lives_and_the_database_row_stays_free() {
+        let schedule = builtin("ch2-redis-update");
+        let outcome = run(&schedule).unwrap();
+        // After phone 1's SET NX: C3 is free in the database and held in Redis.
+        let c3 = |step| {
+            map_at(&schedule, &outcome, step)
+                .into_iter()
+                .find(|s| s.id == "C3")
+                .unwrap()
+        };
+        assert_eq!(c3(1).status, SeatStatus::Available);
+        assert_eq!(c3(1).redis, Some(("phone1".to_string(), 2)));
+        // The clock moves 3 minutes: the key has run out, Redis forgets it.
+        assert_eq!(c3(2).redis, None);
+        let rows = redis_at(&schedule, &outcome, 2);
+        assert_eq!(rows.len(), 1);
+        assert!(rows[0].gone);
+        assert_eq!(rows[0].key, "hold:77:C3");
+        // Phone 2 takes the key.
+        assert_eq!(c3(3).redis, Some(("phone2".to_string(), 2)));
+        let plain = builtin("ch4-check_then_act");
+        assert!(redis_at(&plain, &run(&plain).unwrap(), 2).is_empty());
+        assert_eq!(
+            op_label(&schedule.actors()[schedule.actor_index("phone1").unwrap()].program[0]),
+            "SET NX C3"
+        );
     }
 
     #[test]

@@ -20,9 +20,10 @@ pub fn goal_met(builtin: &BuiltIn, schedule: &Schedule, outcome: &Outcome) -> bo
     builtin.goal_met(schedule, outcome)
 }
 
-/// The SQL that entry `index` sent (empty for a step that sends none, such as a payment).
+/// The SQL that entry `index` sent, or the command of a Redis step (empty for a step that
+/// sends nothing, such as a payment).
 pub fn entry_sql(schedule: &Schedule, outcome: &Outcome, index: usize) -> String {
-    export::entry_sql(schedule, outcome)
+    export::entry_commands(schedule, outcome)
         .into_iter()
         .nth(index)
         .flatten()

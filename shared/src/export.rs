@@ -160,6 +160,25 @@ impl Sent<'_> {
 /// client state it was built from in the run. Stops early if the outcome is not this
 /// schedule's.
 fn plan<'a>(schedule: &'a Schedule, outcome: &'a Outcome) -> Vec<Sent<'a>> {
+    plan_upto(schedule, outcome, schedule.order().len()).0
+}
+
+/// The simulated Redis once the first `step` entries of the order have run: seat → its key
+/// (which may have run out by the clock then).
+pub fn redis_at(
+    schedule: &Schedule,
+    outcome: &Outcome,
+    step: usize,
+) -> std::collections::BTreeMap<String, crate::client::RedisKey> {
+    plan_upto(schedule, outcome, step).1.redis
+}
+
+/// `plan` of the first `upto` entries, with the client side after them.
+fn plan_upto<'a>(
+    schedule: &'a Schedule,
+    outcome: &'a Outcome,
+    upto: usize,
+) -> (Vec<Sent<'a>>, Clients) {
     let entries = &outcome.entries;
     let mut done_at: Vec<Vec<usize>> = vec![Vec::new(); schedule.order().len()];
     for (j, e) in entries.iter().enumerate() {
@@ -172,7 +191,7 @@ fn plan<'a>(schedule: &'a Schedule, outcome: &'a Outcome) -> Vec<Sent<'a>> {
     }
     let mut clients = Clients::new(schedule);
     let mut out = Vec::with_capacity(schedule.order().len());
-    for (k, &a) in schedule.order().iter().enumerate() {
+    for (k, &a) in schedule.order().iter().enumerate().take(upto) {
         let actor = &schedule.actors()[a];
         let state = &clients.actors[a];
         if state.next >= actor.program.len() || state.in_flight.is_some() {
@@ -206,7 +225,7 @@ fn plan<'a>(schedule: &'a Schedule, outcome: &'a Outcome) -> Vec<Sent<'a>> {
             entry,
         });
     }
-    out
+    (out, clients)
 }
 
 /// What the setup runs, as the executor does it: the migration in a fresh schema, the seats

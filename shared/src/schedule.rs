@@ -692,6 +692,12 @@ fn parse_actor(
     for (i, mut op) in raw.into_iter().enumerate() {
         let at = format!("{field}[{i}]");
         check_op(&at, name, &mut op, seat_ids, in_tx)?;
+        if op == Op::RedisRelease && !program.iter().any(|o| matches!(o, Op::RedisHold { .. })) {
+            return Err(ScheduleError::new(
+                format!("{at}.op"),
+                "redis_release with no redis_hold before it: it would delete no key; add a redis_hold first",
+            ));
+        }
         match op {
             Op::Begin { .. } => in_tx = true,
             Op::Commit | Op::Rollback => in_tx = false,

@@ -182,4 +182,9 @@ fn a_redis_op_inside_a_transaction_is_refused_with_the_way_out() {
     let err = Schedule::parse_json(json).expect_err("refused").to_string();
     assert!(err.contains("redis_hold is one call"), "{err}");
     assert!(err.contains("move it outside begin"), "{err}");
+    let json = r#"{"version": 1, "scenario": {"seats": [{"id": "A7"}]},
+        "actors": {"adam": [{"op": "redis_release"}]}}"#;
+    let err = Schedule::parse_json(json).expect_err("refused").to_string();
+    assert!(err.contains("actors.adam[0].op"), "{err}");
+    assert!(err.contains("add a redis_hold first"), "{err}");
 }

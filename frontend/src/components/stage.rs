@@ -1,5 +1,6 @@
 //! What the run looks like at the playhead: the seat map (SVG, seats coloured by status and
-//! holder, a hold's countdown on the virtual clock), each buyer's phone, and the stored rows.
+//! holder, a hold's countdown on the virtual clock, a live Redis key), each buyer's phone, and
+//! the stored rows beside the simulated Redis's keys.
 
 use leptos::prelude::*;
 use shared::schedule::{SeatStatus, CLOCK};
@@ -23,9 +24,10 @@ pub fn SeatMap() -> impl IntoView {
         let step = lab.step.get();
         lab.outcome
             .get()
-            .map(|o| model::map_at(&o, step))
+            .map(|o| lab.schedule.with(|s| model::map_at(s, &o, step)))
             .unwrap_or_default()
     });
+    let uses_redis = move || seats.with(|s| s.iter().any(|seat| seat.redis.is_some()));
     let clock = move || {
         let step = lab.step.get();
         lab.outcome
@@ -54,7 +56,11 @@ pub fn SeatMap() -> impl IntoView {
                             let x = (i % per_row) * 64 + 12;
                             let y = (i / per_row) * 78 + 34;
                             let colour = seat.holder.as_deref().and_then(|h| buyer_index(&lab, h));
-                            view! { <Seat seat x y colour /> }
+                            let redis_colour = seat
+                                .redis
+                                .as_ref()
+                                .and_then(|(h, _)| buyer_index(&lab, h));
+                            view! { <Seat seat x y colour redis_colour /> }
                         })
                         .collect_view()
                 }}
@@ -66,6 +72,7 @@ pub fn SeatMap() -> impl IntoView {
                     <span class="key key-held">"held"</span>
                     <span class="key key-booked">"booked"</span>
                     <span class="key key-double">"sold twice"</span>
+                    {move || uses_redis().then(|| view! { <span class="key key-redis">"R: a live Redis key"</span> })}
                 </span>
             </figcaption>
         </figure>
@@ -73,7 +80,13 @@ pub fn SeatMap() -> impl IntoView {
 }
 
 #[component]
-fn Seat(seat: MapSeat, x: usize, y: usize, colour: Option<usize>) -> impl IntoView {
+fn Seat(
+    seat: MapSeat,
+    x: usize,
+    y: usize,
+    colour: Option<usize>,
+    redis_colour: Option<usize>,
+) -> impl IntoView {
     let status = match seat.status {
         SeatStatus::Available => "free",
         SeatStatus::Held => "held",
@@ -86,10 +99,15 @@ fn Seat(seat: MapSeat, x: usize, y: usize, colour: Option<usize>) -> impl IntoVi
         if double { " seat-double" } else { "" }
     );
     let who = seat.holder.as_deref().map(model::display_name);
-    let detail = match (seat.status, &who, seat.minutes_left) {
-        (SeatStatus::Held, Some(w), Some(0)) => format!("{w}, expired"),
-        (SeatStatus::Held, Some(w), Some(m)) => format!("{w} · {m} min"),
-        (_, Some(w), _) => w.clone(),
+    let redis = seat
+        .redis
+        .as_ref()
+        .map(|(h, left)| (model::display_name(h), *left));
+    let detail = match (seat.status, &who, seat.minutes_left, &redis) {
+        (SeatStatus::Held, Some(w), Some(0), _) => format!("{w}, expired"),
+        (SeatStatus::Held, Some(w), Some(m), _) => format!("{w} · {m} min"),
+        (_, Some(w), _, _) => w.clone(),
+        (_, None, _, Some((r, left))) => format!("R: {r} · {left} min"),
         _ => String::new(),
     };
     let tickets = if seat.tickets.is_empty() {
@@ -105,9 +123,19 @@ fn Seat(seat: MapSeat, x: usize, y: usize, colour: Option<usize>) -> impl IntoVi
         )
     };
     let label = format!(
-        "Seat {} {status}{}{tickets}",
+        "Seat {} {status}{}{tickets}{}",
         seat.id,
-        who.map(|w| format!(" by {w}")).unwrap_or_default()
+        who.map(|w| format!(" by {w}")).unwrap_or_default(),
+        redis
+            .as_ref()
+            .map(|(r, left)| format!("; Redis key held by {r}, {left} min left"))
+            .unwrap_or_default()
+    );
+    let redis_class = format!(
+        "redis-key{}",
+        redis_colour
+            .map(|c| format!(" buyer-{c}"))
+            .unwrap_or_default()
     );
     view! {
         <g class=class data-testid=format!("seat-{}", seat.id) data-status=status>
@@ -115,6 +143,12 @@ fn Seat(seat: MapSeat, x: usize, y: usize, colour: Option<usize>) -> impl IntoVi
             <rect x=x y=y width="52" height="40" rx="9"></rect>
             <text class="seat-id" x=x + 26 y=y + 25 text-anchor="middle">{seat.id.clone()}</text>
             <text class="seat-detail" x=x + 26 y=y + 56 text-anchor="middle">{detail}</text>
+            {redis.is_some().then(|| view! {
+                <g class=redis_class data-testid=format!("redis-{}", seat.id)>
+                    <rect x=x + 1 y=y + 1 width="14" height="14" rx="3"></rect>
+                    <text x=x + 8 y=y + 12 text-anchor="middle">"R"</text>
+                </g>
+            })}
             {double.then(|| view! {
                 <text class="seat-badge" x=x + 50 y=y + 4 text-anchor="end">
                     {format!("×{}", seat.tickets.len().max(seat.told.len()))}
@@ -167,7 +201,8 @@ pub fn Phones() -> impl IntoView {
     }
 }
 
-/// The stored rows at the playhead: seats, tickets, refunds owed.
+/// The stored rows at the playhead: seats, tickets, refunds owed; and, when the schedule uses
+/// Redis, the keys it has.
 #[component]
 pub fn StoredRows() -> impl IntoView {
     let lab = use_lab();
@@ -177,6 +212,21 @@ pub fn StoredRows() -> impl IntoView {
             .get()
             .ok()
             .map(|o| model::tables_at(&o, step).clone())
+    });
+    let redis = Memo::new(move |_| {
+        let step = lab.step.get();
+        let uses = lab.schedule.with(|s| {
+            s.actors()
+                .iter()
+                .any(|a| a.program.iter().any(shared::schedule::Op::is_redis))
+        });
+        let keys = lab
+            .outcome
+            .get()
+            .ok()
+            .map(|o| lab.schedule.with(|s| model::redis_at(s, &o, step)))
+            .unwrap_or_default();
+        uses.then_some(keys)
     });
     view! {
         <details class="rows" open>
@@ -219,6 +269,27 @@ pub fn StoredRows() -> impl IntoView {
                         )
                     }}
                 </p>
+            })}
+            {move || redis.get().map(|keys| view! {
+                <h4 class="redis-title">"Redis keys " <small>"(simulated, like the payment provider)"</small></h4>
+                {if keys.is_empty() {
+                    view! { <p class="rows-extra" data-testid="redis-keys">"No keys."</p> }.into_any()
+                } else {
+                    view! {
+                        <table class="data" data-testid="redis-keys">
+                            <thead><tr><th>"key"</th><th>"value"</th><th>"lives to"</th></tr></thead>
+                            <tbody>
+                                {keys.into_iter().map(|k| view! {
+                                    <tr class:gone=k.gone>
+                                        <td><code>{k.key}</code></td>
+                                        <td><code>{k.hold_id}</code></td>
+                                        <td>{if k.gone { format!("minute {} (gone)", k.until) } else { format!("minute {}", k.until) }}</td>
+                                    </tr>
+                                }).collect_view()}
+                            </tbody>
+                        </table>
+                    }.into_any()
+                }}
             })}
         </details>
     }

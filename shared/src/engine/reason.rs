@@ -180,7 +180,7 @@ fn phrase(e: &Cx<'_>, op: &Op, d: &Done) -> String {
         },
         (StepResult::Answer { answer }, Op::RedisHold { seats }) => match answer {
             Answer::Held => format!(
-                "holds {} in Redis: SET NX found no live key, the key dies in {} minutes (at minute {})",
+                "holds {} in Redis: SET NX found no live key; the key lives {} minutes, to minute {}",
                 join(seats),
                 e.schedule.scenario().hold_minutes,
                 e.clock + e.schedule.scenario().hold_minutes

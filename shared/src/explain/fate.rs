@@ -81,7 +81,7 @@ impl Fate {
                 self.has(),
                 number(self.tickets)
             )
-        } else if self.told.len() == 1 && self.status == SeatStatus::Booked {
+        } else if self.told.len() == 1 && (self.status == SeatStatus::Booked || self.tickets == 1) {
             format!("Sold once: {seats} to {names}")
         } else if self.told.len() == 1 {
             format!("Held once: {seats} by {names}")

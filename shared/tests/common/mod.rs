@@ -42,6 +42,7 @@ pub fn program(one_calls: usize) -> impl Strategy<Value = Vec<Op>> {
         Just(Op::Pay {
             outcome: Default::default()
         }),
+        seats().prop_map(|seats| Op::RedisHold { seats }),
     ];
     (
         prop::option::of(isolation),
