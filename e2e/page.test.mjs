@@ -328,6 +328,40 @@ test('the explorer runs every order of three buyers with four operations each in
   }
 });
 
+test('chapter 2: a Redis hold that runs out sells twice with a plain UPDATE, not under a unique key', async () => {
+  const { context, page, errors } = await openChapter(2);
+  try {
+    await page.locator('[data-testid="part-3"]').click();
+    assert.match(await page.locator('[data-testid="scenario-title"]').innerText(), /Redis/);
+    // After phone 1's SET NX: Redis holds C3 for it while the database row is still free.
+    await page.locator('[data-testid="reset"]').click();
+    await page.keyboard.press('ArrowRight');
+    await page.locator('[data-testid="redis-C3"]').waitFor();
+    assert.equal(await page.locator('[data-testid="seat-C3"]').getAttribute('data-status'), 'free');
+    assert.match(await page.locator('[data-testid="redis-keys"]').innerText(), /hold:77:C3\s+phone1:1/);
+    await page.locator('[data-testid="to-end"]').click();
+    assert.match(await verdictText(page), /Double booking: C3 sold to Phone1 and Phone2/);
+    await page.locator('[data-testid="defence"]').selectOption({ label: 'Ticket under a unique key' });
+    await page.locator('[data-testid="to-end"]').click();
+    const verdict = await verdictText(page);
+    assert.doesNotMatch(verdict, /double/i);
+    assert.match(verdict, /refund/i);
+    assert.match(await page.locator('[data-testid="phone-phone1"] .phone-screen').innerText(), /23505/);
+    // The real run: PostgreSQL for the database steps, the same simulated Redis on both sides.
+    if (EXPECT_POSTGRES) {
+      await page.locator('[data-testid="run-postgres"]:not([disabled])').waitFor({ timeout: 10_000 });
+      await page.locator('[data-testid="run-postgres"]').click();
+      const result = page.locator('[data-testid="real-result"][data-agree]');
+      await result.waitFor({ timeout: 30_000 });
+      assert.equal(await result.getAttribute('data-agree'), 'true', await result.innerText());
+    }
+    await page.screenshot({ path: join(SCREENSHOTS, 'chapter-2-redis.png'), fullPage: true });
+    assert.deepEqual(unexpected(errors), []);
+  } finally {
+    await context.close();
+  }
+});
+
 test('Run on PostgreSQL reports that the model and the database agree', async () => {
   const { context, page, errors } = await openChapter(4);
   try {

@@ -53,7 +53,7 @@ impl Fate {
             format!("⇒ {seats} {} {} tickets", self.has(), number(self.tickets))
         } else if let [winner] = self.told.as_slice() {
             let verb = if self.plural() { "were" } else { "was" };
-            if self.status == SeatStatus::Booked {
+            if self.sold() {
                 format!("⇒ {seats} {verb} sold once, to {}", title(winner))
             } else {
                 format!("⇒ {seats} {verb} held once, by {}", title(winner))
@@ -70,6 +70,12 @@ impl Fate {
         line
     }
 
+    /// Booked in the seat row, or with a ticket (an insert under the unique key books without
+    /// touching the row).
+    fn sold(&self) -> bool {
+        self.status == SeatStatus::Booked || self.tickets == 1
+    }
+
     pub(super) fn headline(&self) -> String {
         let seats = self.seats();
         let names = join(&self.told.iter().map(|a| title(a)).collect::<Vec<_>>());
@@ -81,7 +87,7 @@ impl Fate {
                 self.has(),
                 number(self.tickets)
             )
-        } else if self.told.len() == 1 && (self.status == SeatStatus::Booked || self.tickets == 1) {
+        } else if self.told.len() == 1 && self.sold() {
             format!("Sold once: {seats} to {names}")
         } else if self.told.len() == 1 {
             format!("Held once: {seats} by {names}")
