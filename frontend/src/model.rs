@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use shared::assess::assess;
 use shared::outcome::{Answer, Entry, SeatRow, StepResult, Tables};
-use shared::schedule::{Op, SeatStatus, CLOCK};
+use shared::schedule::{Op, PayOutcome, SeatStatus, CLOCK};
 use shared::{Outcome, Schedule};
 
 /// Runs the schedule's order in the model: the outcome, or why the order cannot run.
@@ -362,6 +362,123 @@ impl MapSeat {
     }
 }
 
+/// A system outside the database that the buyers talk to, with a lane of its own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum System {
+    Provider,
+    Redis,
+}
+
+impl System {
+    pub fn name(self) -> &'static str {
+        match self {
+            System::Provider => "Provider",
+            System::Redis => "Redis",
+        }
+    }
+}
+
+/// What a system answered to one entry: drawn in its lane, in the entry's column.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SystemMark {
+    pub index: usize,
+    pub system: System,
+    pub text: String,
+}
+
+/// The systems the schedule talks to besides the database (the payment provider, Redis), and
+/// what each answered entry by entry: the provider's decision for each hold id, kept for a
+/// retry with the same key; Redis's reply to each SET NX or delete.
+pub fn system_lanes(schedule: &Schedule, outcome: &Outcome) -> (Vec<System>, Vec<SystemMark>) {
+    let uses = |f: fn(&Op) -> bool| schedule.actors().iter().any(|a| a.program.iter().any(f));
+    let mut systems = Vec::new();
+    if uses(|op| matches!(op, Op::Pay { .. })) {
+        systems.push(System::Provider);
+    }
+    if uses(Op::is_redis) {
+        systems.push(System::Redis);
+    }
+    let mut marks = Vec::new();
+    let mut decided: BTreeMap<String, String> = BTreeMap::new();
+    for (index, entry) in outcome.entries.iter().enumerate() {
+        let answer = match &entry.trace.result {
+            Some(StepResult::Answer { answer }) => Some(*answer),
+            _ => None,
+        };
+        let (system, text) = match (&entry.op, answer) {
+            (Op::Pay { outcome: pay }, _) => {
+                let actor = schedule.actor_index(&entry.trace.actor).unwrap_or(0);
+                let key = shared::export::clients_at(schedule, outcome, index).actors[actor]
+                    .current_hold
+                    .clone()
+                    .unwrap_or_else(|| format!("{}:none", entry.trace.actor));
+                let text = match decided.get(&key) {
+                    Some(first) => format!("same key: {first}"),
+                    None => {
+                        let first = match pay {
+                            PayOutcome::Succeeds => "charged",
+                            PayOutcome::Declined => "declined",
+                            PayOutcome::Unknown => "timed out, charged",
+                        }
+                        .to_string();
+                        decided.insert(key, first.clone());
+                        first
+                    }
+                };
+                (System::Provider, text)
+            }
+            (Op::RedisHold { .. }, Some(Answer::Held)) => (System::Redis, "OK".to_string()),
+            (Op::RedisHold { .. }, _) => (System::Redis, "nil: key exists".to_string()),
+            (Op::RedisRelease, Some(Answer::Released)) => (System::Redis, "deleted".to_string()),
+            (Op::RedisRelease, _) => (System::Redis, "no key".to_string()),
+            _ => continue,
+        };
+        marks.push(SystemMark {
+            index,
+            system,
+            text,
+        });
+    }
+    (systems, marks)
+}
+
+/// What a buyer's application knows once the first `step` entries have run: the seats it
+/// remembers as free or taken (from its last read, lock or hold), and the seats it has been
+/// told are its own.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Memory {
+    pub free: Vec<String>,
+    pub taken: Vec<String>,
+    pub told: Vec<String>,
+}
+
+/// Every buyer's `Memory` at the playhead, by actor name.
+pub fn memories(schedule: &Schedule, outcome: &Outcome, step: usize) -> BTreeMap<String, Memory> {
+    let clients = shared::export::clients_at(schedule, outcome, step);
+    let told = told_at(outcome, step);
+    schedule
+        .actors()
+        .iter()
+        .zip(&clients.actors)
+        .map(|(actor, state)| {
+            let mut memory = Memory::default();
+            for (seat, free) in &state.remembered {
+                if *free {
+                    memory.free.push(seat.clone());
+                } else {
+                    memory.taken.push(seat.clone());
+                }
+            }
+            memory.told = told
+                .iter()
+                .filter(|(_, who)| who.contains(&actor.name))
+                .map(|(seat, _)| seat.clone())
+                .collect();
+            (actor.name.clone(), memory)
+        })
+        .collect()
+}
+
 /// A key of the simulated Redis once the first `step` entries have run.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RedisRow {
@@ -385,7 +502,8 @@ pub fn redis_at(schedule: &Schedule, outcome: &Outcome, step: usize) -> Vec<Redi
         return Vec::new();
     }
     let clock = tables_at(outcome, step).clock;
-    shared::export::redis_at(schedule, outcome, step)
+    shared::export::clients_at(schedule, outcome, step)
+        .redis
         .into_iter()
         .map(|(seat, key)| RedisRow {
             key: shared::sql::redis_key(schedule.scenario().show, &seat),
@@ -589,6 +707,49 @@ mod tests {
             op_label(&schedule.actors()[schedule.actor_index("phone1").unwrap()].program[0]),
             "SET NX C3"
         );
+    }
+
+    #[test]
+    fn each_buyer_remembers_what_it_last_saw_and_knows_what_it_was_told() {
+        let schedule = builtin("ch4-check_then_act");
+        let outcome = run(&schedule).unwrap();
+        // Both read A7 as free, then both write it.
+        let after_reads = memories(&schedule, &outcome, 2);
+        assert_eq!(after_reads["adam"].free, ["A7"]);
+        assert_eq!(after_reads["omar"].free, ["A7"]);
+        assert!(after_reads["adam"].told.is_empty());
+        let end = memories(&schedule, &outcome, outcome.entries.len());
+        assert_eq!(end["adam"].told, ["A7"]);
+        assert_eq!(end["omar"].told, ["A7"]);
+        // Omar reads after Adam's write: he remembers A7 as taken and is told nothing.
+        let moved = move_entry(&schedule, 1, 2).unwrap();
+        let outcome = run(&moved).unwrap();
+        let end = memories(&moved, &outcome, outcome.entries.len());
+        assert_eq!(end["omar"].taken, ["A7"]);
+        assert!(end["omar"].told.is_empty());
+    }
+
+    #[test]
+    fn the_provider_and_redis_have_lanes_of_their_own_with_their_answers() {
+        let schedule = builtin("ch2-redis-unique");
+        let outcome = run(&schedule).unwrap();
+        let (systems, marks) = system_lanes(&schedule, &outcome);
+        assert_eq!(systems, [System::Provider, System::Redis]);
+        let texts: Vec<(usize, System, &str)> = marks
+            .iter()
+            .map(|m| (m.index, m.system, m.text.as_str()))
+            .collect();
+        assert_eq!(
+            texts,
+            [
+                (0, System::Redis, "OK"),
+                (2, System::Redis, "OK"),
+                (3, System::Provider, "charged"),
+                (5, System::Provider, "charged"),
+            ]
+        );
+        let plain = builtin("ch4-check_then_act");
+        assert_eq!(system_lanes(&plain, &run(&plain).unwrap()).0, []);
     }
 
     #[test]

@@ -163,14 +163,10 @@ fn plan<'a>(schedule: &'a Schedule, outcome: &'a Outcome) -> Vec<Sent<'a>> {
     plan_upto(schedule, outcome, schedule.order().len()).0
 }
 
-/// The simulated Redis once the first `step` entries of the order have run: seat → its key
-/// (which may have run out by the clock then).
-pub fn redis_at(
-    schedule: &Schedule,
-    outcome: &Outcome,
-    step: usize,
-) -> std::collections::BTreeMap<String, crate::client::RedisKey> {
-    plan_upto(schedule, outcome, step).1.redis
+/// The client side once the first `step` entries of the order have run, fed with the
+/// outcome's answers: what each buyer remembers, its hold, the simulated Redis's keys.
+pub fn clients_at(schedule: &Schedule, outcome: &Outcome, step: usize) -> Clients {
+    plan_upto(schedule, outcome, step).1
 }
 
 /// `plan` of the first `upto` entries, with the client side after them.

@@ -158,7 +158,8 @@ fn Seat(
     }
 }
 
-/// Each buyer's phone: what the application is showing them right now, and what it remembers.
+/// Each buyer's phone: what the application is showing them right now, what it remembers of
+/// the seats it looked at, and the seats it has been told are its own.
 #[component]
 pub fn Phones() -> impl IntoView {
     let lab = use_lab();
@@ -166,6 +167,11 @@ pub fn Phones() -> impl IntoView {
         let step = lab.step.get();
         let outcome = lab.outcome.get();
         lab.schedule.with(|s| {
+            let mut memories = outcome
+                .as_ref()
+                .ok()
+                .map(|o| model::memories(s, o, step))
+                .unwrap_or_default();
             model::lanes(s)
                 .into_iter()
                 .map(|a| s.actors()[a].name.clone())
@@ -173,7 +179,8 @@ pub fn Phones() -> impl IntoView {
                 .enumerate()
                 .map(|(lane, name)| {
                     let phone = outcome.as_ref().ok().map(|o| model::phone(o, &name, step));
-                    (lane, name, phone)
+                    let memory = memories.remove(&name).unwrap_or_default();
+                    (lane, name, phone, memory)
                 })
                 .collect::<Vec<_>>()
         })
@@ -184,14 +191,33 @@ pub fn Phones() -> impl IntoView {
                 phones
                     .get()
                     .into_iter()
-                    .map(|(lane, name, phone)| {
+                    .map(|(lane, name, phone, memory)| {
                         let (text, tone) = phone
                             .map(|p| (p.text, p.tone.class()))
                             .unwrap_or_default();
+                        let remembers = match (memory.free.is_empty(), memory.taken.is_empty()) {
+                            (true, true) => "nothing yet".to_string(),
+                            (false, true) => format!("{} free", memory.free.join(", ")),
+                            (true, false) => format!("{} taken", memory.taken.join(", ")),
+                            (false, false) => format!(
+                                "{} free, {} taken",
+                                memory.free.join(", "),
+                                memory.taken.join(", ")
+                            ),
+                        };
+                        let told = if memory.told.is_empty() {
+                            "no seat".to_string()
+                        } else {
+                            format!("{} is theirs", memory.told.join(", "))
+                        };
                         view! {
                             <li class=format!("phone buyer-{lane} {tone}") data-testid=format!("phone-{name}")>
                                 <span class="phone-name">{model::display_name(&name)}</span>
                                 <span class="phone-screen">{text}</span>
+                                <dl class="phone-memory">
+                                    <dt>"remembers"</dt><dd data-testid=format!("remembers-{name}")>{remembers}</dd>
+                                    <dt>"told"</dt><dd data-testid=format!("told-{name}")>{told}</dd>
+                                </dl>
                             </li>
                         }
                     })

@@ -1,4 +1,5 @@
-//! The timelines: one lane per buyer (and one for the clock), one column per entry of the order.
+//! The timelines: one lane per buyer (and one for the clock, and one for each system outside the
+//! database: the payment provider, Redis), one column per entry of the order.
 //! Reads are circles, writes squares, transaction bounds ticks; a wait is a bar that ends where
 //! the blocker let go; errors carry their SQLSTATE. Steps can be dragged to another column, or
 //! selected and moved with `[` and `]`.
@@ -79,6 +80,13 @@ pub fn Timeline() -> impl IntoView {
                 .collect::<Vec<_>>()
         })
     });
+    let systems = Memo::new(move |_| {
+        let outcome = lab.outcome.get();
+        match outcome {
+            Ok(o) => lab.schedule.with(|s| model::system_lanes(s, &o)),
+            Err(_) => Default::default(),
+        }
+    });
     let columns = move || lab.entries();
     let dragging = RwSignal::new(None::<usize>);
 
@@ -86,7 +94,7 @@ pub fn Timeline() -> impl IntoView {
         format!(
             "--columns: {}; --lanes: {}",
             columns() + 1,
-            lane_names.with(Vec::len)
+            lane_names.with(Vec::len) + systems.with(|(s, _)| s.len())
         )
     };
 
@@ -158,6 +166,34 @@ pub fn Timeline() -> impl IntoView {
                                 })
                             })
                             .collect_view()
+                    }}
+                    {move || {
+                        let first = lane_names.with(Vec::len) + 2;
+                        let (names, marks) = systems.get();
+                        let row = |system| first + names.iter().position(|s| *s == system).unwrap_or(0);
+                        let labels = names.iter().map(|system| {
+                            let style = format!("grid-row: {}", row(*system));
+                            view! {
+                                <div class="tl-lane-label tl-system-label" style=style data-testid=format!("lane-{}", system.name())>
+                                    {system.name()}
+                                </div>
+                            }
+                        }).collect_view();
+                        let marks = marks.into_iter().map(|m| {
+                            let style = format!("grid-row: {}; grid-column: {}", row(m.system), m.index + 2);
+                            let index = m.index;
+                            view! {
+                                <div
+                                    class="tl-system"
+                                    class:tl-hidden=move || { lab.step.get() <= index }
+                                    style=style
+                                    data-testid=format!("system-{index}")
+                                >
+                                    {m.text}
+                                </div>
+                            }
+                        }).collect_view();
+                        (labels, marks)
                     }}
                     <For each=move || cells.get() key=|c| format!("{c:?}") let:cell>
                         <Event cell dragging />
