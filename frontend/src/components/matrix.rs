@@ -4,11 +4,11 @@
 use leptos::prelude::*;
 use shared::explorer;
 
-use super::explorer::now_ms;
+use super::explorer::{now_ms, tenths_since, whole_ms};
 
 #[component]
 pub fn Matrix() -> impl IntoView {
-    let built = RwSignal::new(None::<(Vec<explorer::MatrixCell>, f64)>);
+    let built = RwSignal::new(None::<(Vec<explorer::MatrixCell>, u64)>);
     let build = move |_| {
         let started = now_ms();
         let cells = explorer::matrix_defences()
@@ -19,7 +19,7 @@ pub fn Matrix() -> impl IntoView {
                     .filter_map(move |s| explorer::matrix_cell(d, s.id))
             })
             .collect::<Vec<_>>();
-        built.set(Some((cells, now_ms() - started)));
+        built.set(Some((cells, tenths_since(started))));
     };
     view! {
         <section class="matrix" aria-labelledby="matrix-title">
@@ -27,12 +27,12 @@ pub fn Matrix() -> impl IntoView {
                 <h3 id="matrix-title">"Every defence, every order"</h3>
                 <button on:click=build data-testid="build-matrix">"Build the matrix"</button>
             </div>
-            {move || built.get().map(|(cells, ms)| {
+            {move || built.get().map(|(cells, tenths)| {
                 let scenarios = explorer::matrix_scenarios();
                 view! {
                     <div class="table-scroll">
                         <table class="data matrix-table" data-testid="matrix">
-                            <caption class="muted">{format!("Each cell ran every feasible order in the model ({ms:.0} ms in all).")}</caption>
+                            <caption class="muted">{format!("Each cell ran every feasible order in the model ({} ms in all).", whole_ms(tenths))}</caption>
                             <thead>
                                 <tr>
                                     <th scope="col">"defence"</th>

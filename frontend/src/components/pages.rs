@@ -2,13 +2,12 @@
 //! the state in the URL), and the page for an address that leads nowhere.
 
 use leptos::prelude::*;
-use leptos_router::components::A;
-use leptos_router::hooks::{use_params_map, use_query_map};
 
 use super::defences::DefenceList;
 use super::health::HealthLine;
 use super::intro::Intro;
 use super::lab::LabView;
+use crate::app::{is_current, use_url};
 use crate::chapters::{self, Chapter, CHAPTERS};
 use crate::link;
 use crate::state::Lab;
@@ -16,12 +15,15 @@ use crate::state::Lab;
 /// The top bar: the name, and a link to every chapter.
 #[component]
 pub fn Nav() -> impl IntoView {
+    let url = use_url();
+    let current = move |href: String| move || is_current(url, &href).then_some("page");
     view! {
         <nav class="topbar" aria-label="Chapters">
-            <A href="/" attr:class="brand">"Last Seat"</A>
+            <a href="/" class="brand" aria-current=current("/".to_string())>"Last Seat"</a>
             <ol class="chapter-links">
-                {CHAPTERS.iter().map(|c| view! {
-                    <li><A href=format!("/chapter/{}", c.number) attr:title=c.title>{c.number}</A></li>
+                {CHAPTERS.iter().map(|c| {
+                    let href = format!("/chapter/{}", c.number);
+                    view! { <li><a href=href.clone() title=c.title aria-current=current(href)>{c.number}</a></li> }
                 }).collect_view()}
             </ol>
         </nav>
@@ -38,11 +40,11 @@ pub fn Home() -> impl IntoView {
                 <ol class="chapter-cards" data-testid="chapters">
                     {CHAPTERS.iter().map(|c| view! {
                         <li class="chapter-card">
-                            <A href=format!("/chapter/{}", c.number)>
+                            <a href=format!("/chapter/{}", c.number)>
                                 <span class="chapter-number">{format!("Chapter {}", c.number)}</span>
                                 <span class="chapter-title">{c.title}</span>
                                 <span class="chapter-goal">{c.goal}</span>
-                            </A>
+                            </a>
                         </li>
                     }).collect_view()}
                 </ol>
@@ -69,23 +71,22 @@ pub fn Footer() -> impl IntoView {
 
 /// `/chapter/:n`, with the lab's state in `?s=`.
 #[component]
-pub fn ChapterPage() -> impl IntoView {
-    let params = use_params_map();
-    let query = use_query_map();
-    let number = move || params.read().get("n").and_then(|n| n.parse::<u8>().ok());
-    view! {
-        {move || match number().and_then(chapters::chapter) {
-            None => view! { <NotFound /> }.into_any(),
-            Some(chapter) => {
-                // A navigation (a link, the back button) brings a new token; the lab's own
-                // updates of the address bar do not go through the router.
-                let token = query.read().get("s");
-                match token.map(|t| link::restore(chapter, &t)).transpose() {
-                    Ok(lab) => view! { <ChapterView chapter lab=lab.unwrap_or_else(|| Lab::start(chapter)) /> }.into_any(),
-                    Err(why) => view! { <BadLink chapter why /> }.into_any(),
+pub fn ChapterPage(n: u8) -> impl IntoView {
+    let url = use_url();
+    // A navigation (a link, the back button) brings a new token; the lab's own updates of the
+    // address bar do not go through the router.
+    let token = Memo::new(move |_| url.with(|u| u.query("s")));
+    move || {
+        let chapter = chapters::chapter(n)?;
+        Some(
+            match token.get().map(|t| link::restore(chapter, &t)).transpose() {
+                Ok(lab) => {
+                    view! { <ChapterView chapter lab=lab.unwrap_or_else(|| Lab::start(chapter)) /> }
+                        .into_any()
                 }
-            }
-        }}
+                Err(why) => view! { <BadLink chapter why /> }.into_any(),
+            },
+        )
     }
 }
 
@@ -106,7 +107,7 @@ fn ChapterView(chapter: &'static Chapter, lab: Lab) -> impl IntoView {
             <LabView lab />
             <nav class="chapter-nav" aria-label="Next chapter">
                 {next.map(|n| view! {
-                    <A href=format!("/chapter/{}", n.number)>{format!("Next: {} →", n.title)}</A>
+                    <a href=format!("/chapter/{}", n.number)>{format!("Next: {} →", n.title)}</a>
                 })}
             </nav>
             <Footer />
@@ -126,7 +127,7 @@ fn BadLink(chapter: &'static Chapter, why: String) -> impl IntoView {
                     {format!("Open chapter {}, {}, from its start", chapter.number, chapter.title)}
                 </a>
                 " or "
-                <A href="/">"go to the chapter list"</A>
+                <a href="/">"go to the chapter list"</a>
                 "."
             </p>
         </main>
@@ -139,7 +140,7 @@ pub fn NotFound() -> impl IntoView {
         <main class="page" data-testid="not-found">
             <h1>"Nothing here"</h1>
             <p>"This address is not a page of Last Seat. The chapters are numbered 1 to 5."</p>
-            <p><A href="/">"Go to the chapter list"</A></p>
+            <p><a href="/">"Go to the chapter list"</a></p>
         </main>
     }
 }

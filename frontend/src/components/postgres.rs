@@ -4,9 +4,8 @@
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use shared::outcome::{Entry, StepResult};
 
-use crate::api::{self, Health, RealRun};
+use crate::api::{self, Health, RealRun, RunEntry};
 use crate::model;
 use crate::state::use_lab;
 
@@ -60,9 +59,18 @@ pub fn RealPanel() -> impl IntoView {
 #[component]
 fn Comparison(report: api::Report) -> impl IntoView {
     let lab = use_lab();
+    // The SQL each step sent (a Redis step's command), from the model's own run of the
+    // schedule (the server's simulated outcome is the same run).
     let sql = lab
-        .schedule
-        .with_untracked(|s| shared::export::entry_sql(s, &report.simulated));
+        .outcome
+        .with_untracked(|outcome| {
+            let outcome = outcome.as_ref().ok()?;
+            Some(
+                lab.schedule
+                    .with_untracked(|s| shared::export::entry_commands(s, outcome)),
+            )
+        })
+        .unwrap_or_default();
     let Some(real) = report.real.clone() else {
         return view! {
             <p class="notice" role="alert" data-testid="real-result">
@@ -71,11 +79,16 @@ fn Comparison(report: api::Report) -> impl IntoView {
         }
         .into_any();
     };
-    let first = first_difference(&report.simulated.entries, &real.entries);
+    let first = first_difference(&report.simulated, &real);
+    let redis = lab.schedule.with_untracked(|s| {
+        s.actors()
+            .iter()
+            .any(|a| a.program.iter().any(shared::schedule::Op::is_redis))
+    });
     let headline = if report.agree {
         format!(
             "Identical: the model and PostgreSQL agree on all {} steps, the stored rows and the verdict.",
-            real.entries.len()
+            real.len()
         )
     } else {
         format!(
@@ -86,19 +99,24 @@ fn Comparison(report: api::Report) -> impl IntoView {
     view! {
         <div class="comparison" class:agree=report.agree data-testid="real-result" data-agree=report.agree.to_string()>
             <p class="headline" role="status">{headline}</p>
+            {redis.then(|| view! {
+                <p class="muted">"Redis is simulated in both runs, like the payment provider: only the database steps went to PostgreSQL."</p>
+            })}
             <div class="table-scroll">
                 <table class="data">
                     <thead>
                         <tr><th>"step"</th><th>"who"</th><th>"SQL sent"</th><th>"model"</th><th>"PostgreSQL"</th></tr>
                     </thead>
                     <tbody>
-                        {report.simulated.entries.iter().zip(real.entries.iter()).enumerate().map(|(i, (s, r))| {
+                        {report.simulated.iter().zip(real.iter()).enumerate().map(|(i, (s, r))| {
                             let differs = first == Some(i);
-                            let text = sql.get(i).cloned().flatten().unwrap_or_else(|| model::op_label(&r.op));
+                            let text = sql.get(i).cloned().flatten()
+                                .or_else(|| r.op.as_ref().map(model::op_label))
+                                .unwrap_or_default();
                             view! {
                                 <tr class:differs=differs>
                                     <td class="num">{i + 1}</td>
-                                    <td>{model::display_name(&r.trace.actor)}</td>
+                                    <td>{model::display_name(&r.actor)}</td>
                                     <td><code class="sql-inline">{text}</code></td>
                                     <td>{describe(s)}</td>
                                     <td>{describe(r)}</td>
@@ -117,27 +135,22 @@ fn Comparison(report: api::Report) -> impl IntoView {
 }
 
 /// The first entry where the two runs answered differently.
-fn first_difference(simulated: &[Entry], real: &[Entry]) -> Option<usize> {
+fn first_difference(simulated: &[RunEntry], real: &[RunEntry]) -> Option<usize> {
     simulated
         .iter()
         .zip(real)
-        .position(|(s, r)| {
-            s.step != r.step
-                || s.trace.waited_for != r.trace.waited_for
-                || s.trace.tables != r.trace.tables
-        })
+        .position(|(s, r)| s.step != r.step || s.waited_for != r.waited_for || s.tables != r.tables)
         .or_else(|| (simulated.len() != real.len()).then(|| simulated.len().min(real.len())))
 }
 
 /// One entry's answer: who it waited for, its result or SQLSTATE, and the rows it read.
-fn describe(entry: &Entry) -> String {
-    let waited = if entry.trace.waited_for.is_empty() {
+fn describe(entry: &RunEntry) -> String {
+    let waited = if entry.waited_for.is_empty() {
         String::new()
     } else {
         format!(
             "waited for {}, then ",
             entry
-                .trace
                 .waited_for
                 .iter()
                 .map(|a| model::display_name(a))
@@ -145,16 +158,19 @@ fn describe(entry: &Entry) -> String {
                 .join(" and ")
         )
     };
-    let result = match &entry.trace.result {
-        Some(StepResult::Error { code, .. }) => format!("ERROR {code}"),
-        Some(r) => r.short(),
-        None => "still waiting".to_string(),
+    // The step is the result's short form, after `waiting>` if it waited (`waiting` alone if
+    // it never completed).
+    let result = match entry.step.strip_prefix("waiting>").unwrap_or(&entry.step) {
+        "waiting" => "still waiting".to_string(),
+        short => match short.strip_prefix("error:") {
+            Some(code) => format!("ERROR {code}"),
+            None => short.to_string(),
+        },
     };
     let rows = entry
-        .trace
         .seen
         .iter()
-        .map(|s| format!("{} {}", s.seat, s.status.as_sql()))
+        .map(|(seat, status)| format!("{seat} {status}"))
         .collect::<Vec<_>>();
     if rows.is_empty() {
         format!("{waited}{result}")
