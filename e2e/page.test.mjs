@@ -428,7 +428,14 @@ test('a chapter works at 375 px wide: no sideways scrolling of the page, play an
     await page.keyboard.press(']');
     await playToTheEnd(page);
     assert.match(await verdictText(page), /sold out/i);
+    // The last step's SQL, the stored rows and the Redis keys all fit too.
+    const wider = () => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    assert.ok((await wider()) <= 0, `at the end the page is ${await wider()} px wider than the phone`);
     await page.screenshot({ path: join(SCREENSHOTS, 'chapter-4-phone-375.png'), fullPage: true });
+    await page.goto(new URL('/chapter/2', BASE_URL).href);
+    await page.locator('[data-testid="part-3"]').click();
+    await page.locator('[data-testid="to-end"]').click();
+    assert.ok((await wider()) <= 0, `chapter 2's Redis hold is ${await wider()} px wider than the phone`);
     assert.deepEqual(unexpected(errors), []);
   } finally {
     await context.close();
