@@ -28,15 +28,39 @@ pub fn redact(url: &str) -> String {
     }
 }
 
+/// How long the first connection may take: a host that accepts the connection and never answers
+/// (a wrong port, a firewall that drops) would otherwise hold the start-up forever.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+
 /// Connects a pool of `max_connections` (a run takes one connection per actor plus one).
 pub async fn connect(url: &str, max_connections: u32) -> Result<PgPool, sqlx::Error> {
+    connect_within(url, max_connections, CONNECT_TIMEOUT).await
+}
+
+/// `connect`, giving the first connection `limit` to answer.
+pub async fn connect_within(
+    url: &str,
+    max_connections: u32,
+    limit: Duration,
+) -> Result<PgPool, sqlx::Error> {
     let options = PgConnectOptions::from_str(url)?
         // A statement blocked on a lock is the point of a run, not a slow query worth a warning.
         .log_slow_statements(log::LevelFilter::Off, Duration::from_secs(60))
         .log_statements(log::LevelFilter::Trace);
     // One direct connection first: the pool would retry until its timeout and then report
     // only that it timed out, where this reports why (refused, unknown host, bad password).
-    options.connect().await?.close().await?;
+    let first = tokio::time::timeout(limit, options.connect())
+        .await
+        .map_err(|_| {
+            sqlx::Error::Io(std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                format!(
+                    "no answer from the server within {} s (is it PostgreSQL, on that host and port?)",
+                    limit.as_secs_f64()
+                ),
+            ))
+        })??;
+    first.close().await?;
     PgPoolOptions::new()
         .max_connections(max_connections)
         .acquire_timeout(Duration::from_secs(5))
@@ -49,7 +73,35 @@ pub async fn connect(url: &str, max_connections: u32) -> Result<PgPool, sqlx::Er
 
 #[cfg(test)]
 mod tests {
-    use super::redact;
+    use std::time::{Duration, Instant};
+
+    use super::{connect_within, redact};
+
+    #[tokio::test]
+    async fn a_server_that_never_answers_is_reported_not_waited_for() {
+        // Accepts connections and says nothing, like a wrong port behind a silent service.
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let held = tokio::spawn(async move {
+            let mut open = Vec::new();
+            while let Ok((socket, _)) = listener.accept().await {
+                open.push(socket);
+            }
+        });
+        let started = Instant::now();
+        let url = format!("postgres://postgres@127.0.0.1:{port}/postgres");
+        let error = connect_within(&url, 2, Duration::from_millis(300))
+            .await
+            .expect_err("nobody answers");
+        assert!(started.elapsed() < Duration::from_secs(5));
+        assert!(
+            error
+                .to_string()
+                .contains("no answer from the server within 0.3 s"),
+            "{error}"
+        );
+        held.abort();
+    }
 
     #[test]
     fn a_password_never_reaches_a_message() {
