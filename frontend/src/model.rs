@@ -390,12 +390,11 @@ pub struct SystemMark {
 /// what each answered entry by entry: the provider's decision for each hold id, kept for a
 /// retry with the same key; Redis's reply to each SET NX or delete.
 pub fn system_lanes(schedule: &Schedule, outcome: &Outcome) -> (Vec<System>, Vec<SystemMark>) {
-    let uses = |f: fn(&Op) -> bool| schedule.actors().iter().any(|a| a.program.iter().any(f));
     let mut systems = Vec::new();
-    if uses(|op| matches!(op, Op::Pay { .. })) {
+    if schedule.any_op(|op| matches!(op, Op::Pay { .. })) {
         systems.push(System::Provider);
     }
-    if uses(Op::is_redis) {
+    if schedule.any_op(Op::is_redis) {
         systems.push(System::Redis);
     }
     let mut marks = Vec::new();
@@ -494,11 +493,7 @@ pub struct RedisRow {
 /// The simulated Redis at the playhead, one row per seat that ever had a key (none for a
 /// schedule without Redis steps).
 pub fn redis_at(schedule: &Schedule, outcome: &Outcome, step: usize) -> Vec<RedisRow> {
-    if !schedule
-        .actors()
-        .iter()
-        .any(|a| a.program.iter().any(Op::is_redis))
-    {
+    if !schedule.any_op(Op::is_redis) {
         return Vec::new();
     }
     let clock = tables_at(outcome, step).clock;

@@ -500,6 +500,12 @@ impl Schedule {
     pub fn expect(&self) -> Option<&Expect> {
         self.expect.as_ref()
     }
+
+    /// Whether some actor's program has an operation for which `f` holds.
+    pub fn any_op(&self, f: impl Fn(&Op) -> bool) -> bool {
+        self.actors.iter().any(|a| a.program.iter().any(&f))
+    }
+
     pub fn actor_index(&self, name: &str) -> Option<usize> {
         self.actors.iter().position(|a| a.name == name)
     }

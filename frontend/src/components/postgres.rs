@@ -80,11 +80,9 @@ fn Comparison(report: api::Report) -> impl IntoView {
         .into_any();
     };
     let first = first_difference(&report.simulated, &real);
-    let redis = lab.schedule.with_untracked(|s| {
-        s.actors()
-            .iter()
-            .any(|a| a.program.iter().any(shared::schedule::Op::is_redis))
-    });
+    let redis = lab
+        .schedule
+        .with_untracked(|s| s.any_op(shared::schedule::Op::is_redis));
     let headline = if report.agree {
         format!(
             "Identical: the model and PostgreSQL agree on all {} steps, the stored rows and the verdict.",

@@ -241,11 +241,9 @@ pub fn StoredRows() -> impl IntoView {
     });
     let redis = Memo::new(move |_| {
         let step = lab.step.get();
-        let uses = lab.schedule.with(|s| {
-            s.actors()
-                .iter()
-                .any(|a| a.program.iter().any(shared::schedule::Op::is_redis))
-        });
+        let uses = lab
+            .schedule
+            .with(|s| s.any_op(shared::schedule::Op::is_redis));
         let keys = lab
             .outcome
             .get()
