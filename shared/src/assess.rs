@@ -28,10 +28,10 @@ struct ActorBook {
     redis_only: BTreeSet<String>,
 }
 
-/// Whose hold each seat's Redis key stores, and until when, as the trace tells it: Redis is
-/// simulated on the client side, so its answers are in the trace and its keys follow from
-/// them.
-type RedisKeys = BTreeMap<String, (usize, i64)>;
+/// Whose hold each seat's Redis key stores (the actor and the hold id), and until when, as the
+/// trace tells it: Redis is simulated on the client side, so its answers are in the trace and
+/// its keys follow from them, as `Clients` keeps them.
+type RedisKeys = BTreeMap<String, (usize, String, i64)>;
 
 /// Builds the outcome (told, verdicts) of a trace.
 pub fn assess(schedule: &Schedule, trace: Trace) -> Outcome {
@@ -125,7 +125,7 @@ fn replay(
                     &mut books,
                     &mut told,
                     &mut keys,
-                    (actor, until),
+                    (actor, &hold, until),
                     op,
                     result,
                     schedule,
@@ -158,18 +158,19 @@ fn replay(
 
 /// A Redis op's effect on the claims: a SET NX that answered `held` took every key it names
 /// (any earlier key had run out or been deleted, so an earlier Redis-only claim on it ends),
-/// and a delete ends its actor's Redis-only claims. `me` is the actor and the minute its new
-/// keys would run out after.
+/// and a delete removes the keys of its actor's current hold, ending its Redis-only claims on
+/// them. `me` is the actor, the hold id the op would create and the minute its new keys would
+/// run out after.
 fn apply_redis(
     books: &mut [ActorBook],
     told: &mut Told,
     keys: &mut RedisKeys,
-    me: (usize, i64),
+    me: (usize, &str, i64),
     op: &Op,
     result: &StepResult,
     schedule: &Schedule,
 ) {
-    let (actor, until) = me;
+    let (actor, hold, until) = me;
     let name = &schedule.actors()[actor].name;
     let StepResult::Answer { answer } = result else {
         return;
@@ -177,7 +178,8 @@ fn apply_redis(
     match (op, answer) {
         (Op::RedisHold { seats }, Answer::Held) => {
             for seat in seats {
-                if let Some((before, _)) = keys.insert(seat.clone(), (actor, until)) {
+                let key = (actor, hold.to_string(), until);
+                if let Some((before, _, _)) = keys.insert(seat.clone(), key) {
                     if before != actor && books[before].redis_only.remove(seat) {
                         if let Some(t) = told.get_mut(seat) {
                             t.remove(&schedule.actors()[before].name);
@@ -192,8 +194,9 @@ fn apply_redis(
             }
         }
         (Op::RedisRelease, Answer::Released) => {
-            keys.retain(|seat, (holder, _)| {
-                if *holder != actor {
+            let current = books[actor].current_hold.clone();
+            keys.retain(|seat, (holder, id, _)| {
+                if *holder != actor || current.as_ref() != Some(id) {
                     return true;
                 }
                 if books[actor].redis_only.remove(seat) {
@@ -400,10 +403,10 @@ fn verdict(
     // A live Redis hold that nothing in the database stands behind is a hold too.
     unpaid_hold.extend(
         keys.iter()
-            .filter(|(seat, (a, until))| {
+            .filter(|(seat, (a, _, until))| {
                 *until >= tables.clock && books[*a].redis_only.contains(*seat)
             })
-            .map(|(_, (a, _))| schedule.actors()[*a].name.clone()),
+            .map(|(_, (a, _, _))| schedule.actors()[*a].name.clone()),
     );
     Verdict {
         double_booked,
@@ -435,8 +438,8 @@ pub(crate) struct CompactJudge {
     books: Vec<CompactBook>,
     /// Per seat: the names told they got it, as a mask of name indices.
     told: Vec<u128>,
-    /// Per seat: whose hold its Redis key stores, and until when (`RedisKeys`).
-    keys: Vec<Option<(usize, i64)>>,
+    /// Per seat: whose hold its Redis key stores, the hold id, and until when (`RedisKeys`).
+    keys: Vec<Option<(usize, u16, i64)>>,
 }
 
 impl Clone for CompactJudge {
@@ -535,7 +538,7 @@ impl CompactJudge {
         match (op, answer) {
             (Op::RedisHold { .. }, Answer::Held) => {
                 for s in seat_bits(e.seats) {
-                    if let Some((before, _)) = self.keys[s].replace((e.actor, until)) {
+                    if let Some((before, _, _)) = self.keys[s].replace((e.actor, e.hold, until)) {
                         let book = &mut self.books[before];
                         if before != e.actor && book.redis_only & (1 << s) != 0 {
                             book.redis_only &= !(1 << s);
@@ -549,8 +552,9 @@ impl CompactJudge {
                 }
             }
             (Op::RedisRelease, Answer::Released) => {
+                let current = self.books[e.actor].current_hold;
                 for (s, key) in self.keys.iter_mut().enumerate() {
-                    if key.is_some_and(|(holder, _)| holder == e.actor) {
+                    if key.is_some_and(|(holder, id, _)| holder == e.actor && Some(id) == current) {
                         *key = None;
                         let book = &mut self.books[e.actor];
                         if book.redis_only & (1 << s) != 0 {
@@ -603,7 +607,7 @@ impl CompactJudge {
                 .iter()
                 .enumerate()
                 .filter_map(|(s, key)| {
-                    let (a, until) = (*key)?;
+                    let (a, _, until) = (*key)?;
                     let live = until >= tables.clock && self.books[a].redis_only & (1 << s) != 0;
                     live.then_some(1u128 << a)
                 })

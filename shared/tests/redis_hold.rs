@@ -144,6 +144,22 @@ fn deleting_the_key_on_leaving_frees_the_seat_and_a_second_delete_finds_nothing(
 }
 
 #[test]
+fn a_delete_removes_only_the_keys_of_the_current_hold() {
+    // Two holds, two hold ids: the delete carries the second one, so C1's key stays.
+    let actors = r#""p1": [{"op": "redis_hold", "seats": ["C1"]}, {"op": "redis_hold", "seats": ["C2"]},
+                           {"op": "redis_release"}],
+                    "p2": [{"op": "redis_hold", "seats": ["C1"]}, {"op": "redis_hold", "seats": ["C2"]}]"#;
+    let o = outcome(&schedule(actors, "p1 p1 p1 p2 p2"));
+    assert_eq!(
+        o.steps(),
+        ["held", "held", "released", "unavailable", "held"]
+    );
+    assert_eq!(told(&o, "C1"), ["p1"]);
+    assert_eq!(told(&o, "C2"), ["p2"]);
+    assert_eq!(o.verdict.unpaid_hold, ["p1", "p2"]);
+}
+
+#[test]
 fn redis_never_reaches_the_database_and_its_commands_are_shown_not_sent() {
     let s = schedule(HOLD_PAY_BOOK, "p1 p1 p1 clock p2 p2 p2");
     let o = outcome(&s);
