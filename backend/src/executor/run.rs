@@ -9,6 +9,7 @@ use shared::outcome::{EntryTrace, StepResult, Tables, Trace};
 use shared::schedule::{Op, Schedule, ScheduleError};
 use shared::sql::Statement;
 use tokio::sync::mpsc;
+use tokio::time::Instant;
 
 use super::actor::Completion;
 use super::session::Session;
@@ -22,6 +23,11 @@ const RUNNING_POLL: Duration = Duration::from_micros(500);
 /// How long to wait before asking again while blocked sessions form a cycle, which PostgreSQL's
 /// deadlock detector breaks after `deadlock_timeout` (400 ms).
 const DEADLOCK_POLL: Duration = Duration::from_millis(10);
+/// How long after a wait begins the next statement is held back. Every session has the same
+/// `deadlock_timeout`, so of two waits on a cycle PostgreSQL fails the one that began first,
+/// as the model does, only if the other began later by more than the time a loaded machine
+/// may take to run a timed-out session: a few milliseconds apart, either may be first.
+const WAIT_SPACING: Duration = Duration::from_millis(100);
 
 /// Sleeps for `d`. Tokio's timers tick in milliseconds; a shorter pause sleeps on a blocking
 /// thread instead, so that a blocked statement is noticed within half a millisecond.
@@ -71,6 +77,8 @@ pub(crate) struct Driver<'a> {
     entries: Vec<EntryTrace>,
     /// Something committed a change during the current entry: the tables must be read again.
     committed: bool,
+    /// When the latest wait began plus `WAIT_SPACING`: no statement is sent before.
+    spaced_until: Option<Instant>,
 }
 
 impl<'a> Driver<'a> {
@@ -91,6 +99,7 @@ impl<'a> Driver<'a> {
             pids,
             entries: Vec::with_capacity(schedule.order().len()),
             committed: false,
+            spaced_until: None,
         }
     }
 
@@ -144,6 +153,9 @@ impl<'a> Driver<'a> {
         let op = &self.schedule.actors()[a].program[op_index];
         let commit_of_failed = matches!(op, Op::Commit) && self.clients.commit_of_failed(a);
         let autocommit = !self.clients.actors[a].in_tx;
+        if let Some(until) = self.spaced_until.take() {
+            tokio::time::sleep_until(until).await;
+        }
         self.clients.sent(self.schedule, a, k);
         self.pending[a] = Some(Pending {
             entry: k,
@@ -159,7 +171,16 @@ impl<'a> Driver<'a> {
             )));
         }
         self.committed = false;
+        let blocked_before = self.blockers.clone();
         self.quiesce(k).await?;
+        // A wait began during this entry: the statement just sent blocked, or one woken by a
+        // commit went back to waiting on someone else.
+        let wait_began = (0..self.pending.len()).any(|b| {
+            self.pending[b].is_some() && (b == a || self.blockers[b] != blocked_before[b])
+        });
+        if wait_began {
+            self.spaced_until = Some(Instant::now() + WAIT_SPACING);
+        }
         if self.pending[a].is_some() {
             self.entries[k].waited_for = self.names(&self.blockers[a]);
         }
