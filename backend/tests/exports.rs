@@ -371,8 +371,9 @@ impl<'s> Harness<'s> {
             self.steps[k].step = "waiting".to_string();
             // Which of two sessions in a deadlock is the victim turns on whose timer runs out
             // first: the one that waited first, as long as it did so by more than the
-            // scheduler's jitter. A person never sends the next step within a millisecond.
-            tokio::time::sleep(Duration::from_millis(50)).await;
+            // scheduler's jitter (the executor holds the next statement back as long). A
+            // person never sends the next step within a millisecond.
+            tokio::time::sleep(Duration::from_millis(100)).await;
         }
     }
 
