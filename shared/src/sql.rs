@@ -7,6 +7,9 @@ use crate::schedule::{Now, Op, SeatStatus};
 /// The booking schema: the one migration, also executed in every run's own schema.
 pub const SCHEMA_DDL: &str = include_str!("../../migrations/0001_booking.sql");
 
+/// The `deadlock_timeout` of every actor's connection (in `SESSION_SETTINGS`), in ms.
+pub const DEADLOCK_TIMEOUT_MS: u64 = 400;
+
 /// Session settings of every actor's connection. Index scans only, so that multi-row
 /// statements visit (and lock) seats in key order, as the model does; a short deadlock timeout
 /// that is still far longer than the gap between two entries, so that the transaction that
@@ -253,6 +256,12 @@ mod tests {
     fn psql_export_writes_parameters_in_without_mixing_up_indices() {
         let st = Statement::new("select $1, $10, $2", (1..=10).map(Param::Int).collect());
         assert_eq!(st.to_psql(), "select 1, 10, 2");
+    }
+
+    #[test]
+    fn the_sessions_deadlock_timeout_is_the_one_the_executor_waits_out() {
+        let setting = format!("set deadlock_timeout = '{DEADLOCK_TIMEOUT_MS}ms';");
+        assert!(SESSION_SETTINGS.contains(&setting), "{SESSION_SETTINGS}");
     }
 
     #[test]

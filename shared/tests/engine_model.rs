@@ -315,6 +315,51 @@ fn deadlock_victim_is_the_first_waiter() {
     assert_eq!(completed(&t)[4], Some(5));
 }
 
+/// PostgreSQL checks a wait for a deadlock once, `deadlock_timeout` after it began. Ana's wait
+/// is older than Ben's, so its check ran, and found nothing, before Ben's broke the deadlock of
+/// Ben and Carl. When Dave closes a cycle with Ana later, Dave's own check is the one that
+/// finds it: Dave fails, though Ana waited first. (Observed on PostgreSQL 15, and replayed in
+/// `schedules/deadlock-a-checked-wait-is-never-the-victim.json`, where Ana's wait is the
+/// younger one and the executor waits for its check to run.)
+#[test]
+fn a_wait_checked_before_a_deadlock_was_broken_is_never_a_later_victim() {
+    let t = run(
+        "A1,A2,A3,A4",
+        r#""ana": [{"op": "begin"}, {"op": "lock", "seats": ["A1"]}, {"op": "lock", "seats": ["A4"]}, {"op": "commit"}],
+           "ben": [{"op": "begin"}, {"op": "lock", "seats": ["A2"]}, {"op": "lock", "seats": ["A3"]}, {"op": "commit"}],
+           "carl": [{"op": "begin"}, {"op": "lock", "seats": ["A3"]}, {"op": "lock", "seats": ["A2"]}, {"op": "commit"}],
+           "dave": [{"op": "begin"}, {"op": "lock", "seats": ["A4"]}, {"op": "lock", "seats": ["A1"]}, {"op": "commit"}]"#,
+        "ana ana dave dave ana ben ben carl carl ben carl ben carl dave dave ana",
+    );
+    assert_eq!(
+        steps(&t),
+        [
+            "ok",
+            "ok:1",
+            "ok",
+            "ok:1",
+            "waiting>ok:1",
+            "ok",
+            "ok:1",
+            "ok",
+            "ok:1",
+            "waiting>error:40P01",
+            "ok:1",
+            "rolled_back",
+            "ok",
+            "error:40P01",
+            "rolled_back",
+            "ok"
+        ]
+    );
+    assert_eq!(completed(&t)[4], Some(13));
+    assert!(
+        t.entries[13].reason.starts_with("Dave gets 40P01"),
+        "{}",
+        t.entries[13].reason
+    );
+}
+
 #[test]
 fn aborted_transaction_gives_25p02_and_commit_rolls_back() {
     let t = run(

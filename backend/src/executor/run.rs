@@ -28,6 +28,9 @@ const DEADLOCK_POLL: Duration = Duration::from_millis(10);
 /// as the model does, only if the other began later by more than the time a loaded machine
 /// may take to run a timed-out session: a few milliseconds apart, either may be first.
 const WAIT_SPACING: Duration = Duration::from_millis(100);
+/// How long past the last wait's `deadlock_timeout` the executor waits after a deadlock is
+/// broken, for the deadlock checks of every wait still in progress to have run.
+const CHECK_MARGIN: Duration = Duration::from_millis(100);
 
 /// Sleeps for `d`. Tokio's timers tick in milliseconds; a shorter pause sleeps on a blocking
 /// thread instead, so that a blocked statement is noticed within half a millisecond.
@@ -79,6 +82,10 @@ pub(crate) struct Driver<'a> {
     committed: bool,
     /// When the latest wait began plus `WAIT_SPACING`: no statement is sent before.
     spaced_until: Option<Instant>,
+    /// Per actor: when its statement's current wait began, as first seen (a little late).
+    wait_began: Vec<Option<Instant>>,
+    /// A deadlock was broken during the current entry.
+    deadlock_broken: bool,
 }
 
 impl<'a> Driver<'a> {
@@ -100,6 +107,8 @@ impl<'a> Driver<'a> {
             entries: Vec::with_capacity(schedule.order().len()),
             committed: false,
             spaced_until: None,
+            wait_began: vec![None; n],
+            deadlock_broken: false,
         }
     }
 
@@ -171,14 +180,15 @@ impl<'a> Driver<'a> {
             )));
         }
         self.committed = false;
-        let blocked_before = self.blockers.clone();
+        self.deadlock_broken = false;
+        let sent_at = Instant::now();
         self.quiesce(k).await?;
+        if self.deadlock_broken {
+            self.let_deadlock_checks_run(k).await?;
+        }
         // A wait began during this entry: the statement just sent blocked, or one woken by a
         // commit went back to waiting on someone else.
-        let wait_began = (0..self.pending.len()).any(|b| {
-            self.pending[b].is_some() && (b == a || self.blockers[b] != blocked_before[b])
-        });
-        if wait_began {
+        if self.wait_began.iter().flatten().any(|&t| t >= sent_at) {
             self.spaced_until = Some(Instant::now() + WAIT_SPACING);
         }
         if self.pending[a].is_some() {
@@ -220,6 +230,11 @@ impl<'a> Driver<'a> {
                     .collect();
                 by.sort_unstable();
                 by.dedup();
+                if state.blocked && by != self.blockers[a] {
+                    // Blocked anew, or woken and waiting again on someone else: a new wait,
+                    // with a deadlock check of its own `deadlock_timeout` from now.
+                    self.wait_began[a] = Some(Instant::now());
+                }
                 self.blockers[a] = by;
             }
             if all_blocked && !self.has_cycle(&waiting) {
@@ -235,6 +250,24 @@ impl<'a> Driver<'a> {
             )
             .await?;
         }
+    }
+
+    /// After a deadlock is broken, waits until the deadlock check of every wait still in
+    /// progress has run, then for quiescence again. PostgreSQL checks a wait once, so none of
+    /// these can be a deadlock's victim any more, which is what the model assumes
+    /// (`Locks::mark_checked`); going on sooner, a cycle closed now would fail whichever of
+    /// them was still to be checked.
+    async fn let_deadlock_checks_run(&mut self, k: usize) -> Result<(), ExecError> {
+        let timeout = Duration::from_millis(shared::sql::DEADLOCK_TIMEOUT_MS);
+        let last = (0..self.pending.len())
+            .filter(|&a| self.pending[a].is_some())
+            .filter_map(|a| self.wait_began[a])
+            .max();
+        if let Some(last) = last {
+            tokio::time::sleep_until(last + timeout + CHECK_MARGIN).await;
+            self.quiesce(k).await?;
+        }
+        Ok(())
     }
 
     /// The answers that have arrived, taken without waiting for more.
@@ -287,6 +320,9 @@ impl<'a> Driver<'a> {
         self.clients
             .answered(self.schedule, a, p.op_index, &result, &seen);
         self.blockers[a].clear();
+        self.wait_began[a] = None;
+        self.deadlock_broken |=
+            matches!(&result, StepResult::Error { code, .. } if code == "40P01");
         let entry = &mut self.entries[p.entry];
         entry.result = Some(result);
         entry.completed_after = Some(k);

@@ -41,6 +41,9 @@ pub(crate) struct Wait {
     pub head: bool,
     /// The transaction whose end it waits for, as the head.
     pub holder: Option<TxId>,
+    /// Its deadlock check has run and found no cycle through it: PostgreSQL checks once per
+    /// wait, so it never fails this wait for a deadlock (see `mark_checked`).
+    pub checked: bool,
 }
 
 /// The row locks and who waits for what.
@@ -136,6 +139,7 @@ impl Locks {
             queued,
             head,
             holder,
+            checked: false,
         });
     }
 
@@ -148,6 +152,7 @@ impl Locks {
             queued: t,
             head: true,
             holder: Some(other),
+            checked: false,
         });
     }
 
@@ -214,13 +219,16 @@ impl Locks {
                 w.head = true;
                 w.since = t;
                 w.holder = holder;
+                w.checked = false;
             }
         }
     }
 
     /// The waiter whose wait began first among those that run into a cycle of waits leading
     /// back to themselves: PostgreSQL's deadlock check runs `deadlock_timeout` after a wait
-    /// begins, so the earliest waiter on the cycle is the one that finds it and gives up.
+    /// begins, so the earliest waiter on the cycle is the one that finds it and gives up. A
+    /// wait whose one check already ran (`checked`) is passed over: a later waiter's check
+    /// finds the cycle.
     ///
     /// Also returns whether the victim's wait and the next one's on a cycle both began after
     /// `seq` (during the current entry): their timers then run out microseconds apart, and
@@ -235,13 +243,23 @@ impl Locks {
         let mut on_cycles: Vec<(u32, usize)> = (0..self.waits.len())
             .filter_map(|a| {
                 self.waits[a]
-                    .filter(|_| reaches(&edges, a))
+                    .filter(|w| !w.checked && reaches(&edges, a))
                     .map(|w| (w.since, a))
             })
             .collect();
         on_cycles.sort_unstable();
         let race = on_cycles.len() >= 2 && on_cycles[0].0 > seq && on_cycles[1].0 > seq;
         on_cycles.first().map(|&(_, a)| (a, race))
+    }
+
+    /// Breaking a deadlock takes `deadlock_timeout` from the start of its victim's wait: every
+    /// wait that began before has had its check by then, and the executor lets the checks of
+    /// the waits that began after run out before it goes on. So once a deadlock is broken,
+    /// every wait still in progress has been checked, and can no longer be a victim.
+    pub fn mark_checked(&mut self) {
+        for w in self.waits.iter_mut().flatten() {
+            w.checked = true;
+        }
     }
 
     /// The current wait sequence number (waits that begin later have a larger `since`).

@@ -313,6 +313,7 @@ impl<'s> Engine<'s> {
             // Nobody waits: nothing to wake, no queue to move up, no cycle.
             return;
         }
+        let mut broken = false;
         loop {
             self.locks.promote_heads();
             let next = (0..self.running.len())
@@ -332,9 +333,13 @@ impl<'s> Engine<'s> {
                 self.locks.waits[victim] = None;
                 ev.deadlock(victim);
                 self.complete(victim, r, stmt::error("40P01", "deadlock detected"), ev);
+                broken = true;
                 continue;
             }
             break;
+        }
+        if broken {
+            self.locks.mark_checked();
         }
     }
 

@@ -48,7 +48,7 @@ pub(crate) fn line(names: &Names, schedule: &Schedule, node: &Node) -> String {
     let mut line = match victims.len() {
         0 => own,
         n => format!(
-            "deadlock: {}, first to wait in the cycle, {} with 40P01; {own}",
+            "deadlock: {}, whose deadlock check runs first, {} with 40P01; {own}",
             join(&victims),
             if n == 1 { "fails" } else { "fail" }
         ),
