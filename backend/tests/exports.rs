@@ -26,7 +26,7 @@ use tokio::io::AsyncWriteExt;
 use tokio::sync::Mutex;
 use tokio::task::JoinHandle;
 
-/// How long an answer the outcome expects may take (a deadlock is broken after 400 ms).
+/// How long an answer the outcome expects may take (a deadlock is broken after 1 s).
 const ANSWER_LIMIT: Duration = Duration::from_secs(10);
 
 static SCHEMAS: AtomicU32 = AtomicU32::new(0);

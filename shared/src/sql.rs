@@ -8,15 +8,16 @@ use crate::schedule::{Now, Op, SeatStatus};
 pub const SCHEMA_DDL: &str = include_str!("../../migrations/0001_booking.sql");
 
 /// The `deadlock_timeout` of every actor's connection (in `SESSION_SETTINGS`), in ms.
-pub const DEADLOCK_TIMEOUT_MS: u64 = 400;
+pub const DEADLOCK_TIMEOUT_MS: u64 = 1000;
 
 /// Session settings of every actor's connection. Index scans only, so that multi-row
-/// statements visit (and lock) seats in key order, as the model does; a short deadlock timeout
-/// that is still far longer than the gap between two entries, so that the transaction that
-/// started waiting first is always the one whose deadlock check fires first; custom plans only,
+/// statements visit (and lock) seats in key order, as the model does; PostgreSQL's default
+/// deadlock timeout, far longer than the gap the executor leaves between two waits (50 ms), so
+/// that the transaction that started waiting first is the one whose deadlock check fires first,
+/// and after the cycle closed; custom plans only,
 /// so that the functions' cached statements never switch to a generic plan after five calls.
 pub const SESSION_SETTINGS: &str = "set enable_seqscan = off; set enable_bitmapscan = off; \
-     set deadlock_timeout = '400ms'; set statement_timeout = '20s'; set lock_timeout = 0; \
+     set deadlock_timeout = '1000ms'; set statement_timeout = '20s'; set lock_timeout = 0; \
      set idle_in_transaction_session_timeout = '60s'; set plan_cache_mode = force_custom_plan";
 
 /// Reads the committed seat rows (for the per-entry snapshots).

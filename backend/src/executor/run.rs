@@ -21,13 +21,16 @@ const FIRST_ANSWER: Duration = Duration::from_micros(500);
 /// How long to wait for an answer before asking again while a statement runs.
 const RUNNING_POLL: Duration = Duration::from_micros(500);
 /// How long to wait before asking again while blocked sessions form a cycle, which PostgreSQL's
-/// deadlock detector breaks after `deadlock_timeout` (400 ms).
+/// deadlock detector breaks after `deadlock_timeout` (1 s).
 const DEADLOCK_POLL: Duration = Duration::from_millis(10);
 /// How long after a wait begins the next statement is held back. Every session has the same
 /// `deadlock_timeout`, so of two waits on a cycle PostgreSQL fails the one that began first,
 /// as the model does, only if the other began later by more than the time a loaded machine
-/// may take to run a timed-out session: a few milliseconds apart, either may be first.
-const WAIT_SPACING: Duration = Duration::from_millis(100);
+/// may take to run a timed-out session: a few milliseconds apart, either may be first. And it
+/// is short beside `deadlock_timeout` (1 s): a wait is checked once, so a cycle that closes
+/// after the check of a wait on it fails another session, and twenty waits can begin one after
+/// another before that could happen.
+const WAIT_SPACING: Duration = Duration::from_millis(50);
 /// How long past the last wait's `deadlock_timeout` the executor waits after a deadlock is
 /// broken, for the deadlock checks of every wait still in progress to have run.
 const CHECK_MARGIN: Duration = Duration::from_millis(100);

@@ -88,7 +88,7 @@ impl Spec<'_, '_> {
         if !self.deadlock_victims().is_empty() {
             spec.push_str(
                 "#\n# PostgreSQL fails the session of a deadlock whose deadlock_timeout runs out first\n\
-                 # once the cycle is closed. The run's victim keeps the run's 400 ms; the other\n\
+                 # once the cycle is closed. The run's victim keeps the run's 1 s; the other\n\
                  # sessions wait 10 s before they look, so that the victim is the same on a busy\n\
                  # machine.\n",
             );
