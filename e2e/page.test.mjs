@@ -382,6 +382,38 @@ test('Run on PostgreSQL reports that the model and the database agree', async ()
   }
 });
 
+test('an order the model marks as a race says so, and a real run that takes the other order names it', async () => {
+  // Ana and Ben both wait to insert A1's ticket behind Carl's; Carl's rollback wakes them at once.
+  const RACE = {
+    version: 1,
+    scenario: { seats: [{ id: 'A1' }] },
+    actors: {
+      carl: [{ op: 'begin' }, { op: 'book', seats: ['A1'] }, { op: 'rollback' }],
+      ana: [{ op: 'book', seats: ['A1'] }],
+      ben: [{ op: 'begin' }, { op: 'book', seats: ['A1'] }, { op: 'commit' }],
+    },
+    order: ['carl', 'carl', 'ana', 'ben', 'ben', 'carl', 'ben'],
+  };
+  const { context, page, errors } = await openChapter(5);
+  try {
+    await page.locator('[data-testid="schedule-json"]').fill(JSON.stringify(RACE, null, 2));
+    await page.locator('[data-testid="apply-schedule"]').click();
+    const note = page.locator('[data-testid="race-note"]');
+    await note.waitFor();
+    assert.match(await note.innerText(), /^Step 6 is a race on a real server/);
+    await page.locator('[data-testid="run-postgres"]:not([disabled])').waitFor({ timeout: 10_000 });
+    await page.locator('[data-testid="run-postgres"]').click();
+    const result = page.locator('[data-testid="real-result"][data-agree]');
+    await result.waitFor({ timeout: 30_000 });
+    if ((await result.getAttribute('data-agree')) === 'false') {
+      assert.match(await result.innerText(), /Different: entry 6 is a race on a real server/);
+    }
+    assert.deepEqual(unexpected(errors), []);
+  } finally {
+    await context.close();
+  }
+});
+
 test('a copied link reproduces the state, and a broken one says so with a way back', async () => {
   const first = await openChapter(4);
   let link;

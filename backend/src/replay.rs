@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use serde::Serialize;
-use shared::assess::{assess, check_expect, compare};
+use shared::assess::{assess, check_expect, compare, race_note};
 use shared::{Outcome, Schedule, ScheduleError};
 use sqlx::PgPool;
 
@@ -52,20 +52,23 @@ pub async fn replay(pool: &PgPool, schedule: &Schedule) -> Result<Report, Replay
     let real = match executor::execute(pool, schedule).await {
         Ok(trace) => assess(schedule, trace),
         Err(ExecError::Schedule(e)) => {
+            let why = format!("PostgreSQL could not run the schedule as the simulator did: {e}");
             return Ok(Report {
+                differences: race_note(&simulated).into_iter().chain([why]).collect(),
                 agree: false,
                 expect_ok: false,
                 simulated,
                 real: None,
-                differences: vec![format!(
-                    "PostgreSQL could not run the schedule as the simulator did: {e}"
-                )],
                 expect_failures: sim_failures,
-            })
+            });
         }
         Err(e) => return Err(ReplayError::Exec(e)),
     };
-    let differences = compare(&simulated, &real);
+    let mut differences = compare(&simulated, &real);
+    if let (false, Some(note)) = (differences.is_empty(), race_note(&simulated)) {
+        // Say first why they may differ: the model knew this order leaves it to chance.
+        differences.insert(0, note);
+    }
     let mut expect_failures = check_expect(schedule, &real);
     for failure in sim_failures {
         if !expect_failures.contains(&failure) {

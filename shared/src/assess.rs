@@ -56,6 +56,7 @@ pub fn assess(schedule: &Schedule, trace: Trace) -> Outcome {
         initial: trace.initial,
         seats,
         verdict,
+        races: trace.races,
     }
 }
 
@@ -819,6 +820,17 @@ fn end_claims_compact(told: &mut [u128], before: &Committed, after: &Committed) 
             *t &= !(1u128 << holder);
         }
     }
+}
+
+/// What the model's first race means for a real run, when the order has one (`Trace::races`).
+pub fn race_note(simulated: &Outcome) -> Option<String> {
+    let k = *simulated.races.first()?;
+    Some(format!(
+        "entry {} is a race on a real server: the sessions that one commit or rollback woke run \
+         in whichever order the machine picks. The model shows the usual order; PostgreSQL may \
+         take the other one from there",
+        k + 1
+    ))
 }
 
 /// The differences between a simulated and a real outcome, in plain words; empty if identical.

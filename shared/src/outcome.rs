@@ -179,6 +179,11 @@ pub struct Trace {
     pub entries: Vec<EntryTrace>,
     /// The committed tables before the first entry.
     pub initial: Tables,
+    /// The entries (0-based) whose outcome PostgreSQL leaves to a race between sessions that
+    /// one commit or rollback woke together (`Engine::races`): the model shows the usual
+    /// order, a real run may take the other. Only the simulator fills it in.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub races: Vec<usize>,
 }
 
 /// The verdict over the whole run.
@@ -221,6 +226,9 @@ pub struct Outcome {
     pub initial: Tables,
     pub seats: BTreeMap<String, SeatOutcome>,
     pub verdict: Verdict,
+    /// The trace's races (`Trace::races`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub races: Vec<usize>,
 }
 
 impl Outcome {

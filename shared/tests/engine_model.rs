@@ -979,3 +979,101 @@ fn the_update_chain_walk_of_a_waiting_lock_stops_at_a_version_updated_again() {
     assert_eq!(t.entries[7].step(), "waiting>error:40001");
     assert_eq!(completed(&t)[7], Some(8));
 }
+
+/// Runs `order` (actor names) in the engine; the entries it reports as races.
+fn races(s: &Schedule, order: &str) -> Vec<usize> {
+    let mut engine = Engine::new(s);
+    for name in order.split_whitespace() {
+        engine
+            .step(s.actor_index(name).expect("actor"))
+            .expect("runnable");
+    }
+    engine.races().to_vec()
+}
+
+/// Two inserts of the same ticket wait for Carl's; his rollback wakes both at once. The model
+/// lets the first to wait insert (Ana, who commits by herself) and Ben fail with 23505; on a
+/// real server either may run first, and found by random schedules, Ben sometimes did.
+#[test]
+fn two_inserts_of_one_ticket_woken_together_are_a_race() {
+    let s = schedule(
+        "A1",
+        r#""carl": [{"op": "begin"}, {"op": "book", "seats": ["A1"]}, {"op": "rollback"}],
+           "ana": [{"op": "book", "seats": ["A1"]}],
+           "ben": [{"op": "begin"}, {"op": "book", "seats": ["A1"]}, {"op": "commit"}]"#,
+        "",
+    );
+    let order = "carl carl ana ben ben carl ben";
+    let t = simulate(
+        &s.with_order(
+            order
+                .split_whitespace()
+                .map(|n| s.actor_index(n).expect("actor"))
+                .collect(),
+        ),
+    )
+    .expect("runs");
+    assert_eq!(
+        steps(&t),
+        [
+            "ok",
+            "ok:1",
+            "waiting>ok:1",
+            "ok",
+            "waiting>error:23505",
+            "ok",
+            "rolled_back"
+        ]
+    );
+    assert_eq!(races(&s, order), [5]);
+    // One waiter alone is no race.
+    assert_eq!(
+        races(&s, "carl carl ana carl ben ben ben"),
+        Vec::<usize>::new()
+    );
+}
+
+/// Ben and then Ana queue for A1 behind Carl, whose update commits: the version they queued
+/// on is replaced. Ben, at the head, lets go of its tuple lock before he locks the newest
+/// version, and Ana, woken by that, races him to it. When Carl rolls back instead, the
+/// version stays, Ben takes the row still holding the tuple lock, and Ana waits for him.
+#[test]
+fn waiters_of_a_replaced_version_race_to_the_newest_one() {
+    let s = schedule(
+        "A1",
+        r#""carl": [{"op": "begin"}, {"op": "write", "seats": ["A1"], "status": "BOOKED"}, {"op": "commit"}],
+           "ben": [{"op": "write", "seats": ["A1"], "status": "BOOKED"}],
+           "ana": [{"op": "write", "seats": ["A1"], "status": "HELD"}]"#,
+        "",
+    );
+    assert_eq!(races(&s, "carl carl ben ana carl"), [4]);
+    let s = schedule(
+        "A1",
+        r#""carl": [{"op": "begin"}, {"op": "write", "seats": ["A1"], "status": "BOOKED"}, {"op": "rollback"}],
+           "ben": [{"op": "write", "seats": ["A1"], "status": "BOOKED"}],
+           "ana": [{"op": "write", "seats": ["A1"], "status": "HELD"}]"#,
+        "",
+    );
+    assert_eq!(races(&s, "carl carl ben ana carl"), Vec::<usize>::new());
+}
+
+/// Carl's rollback wakes Ana, the head of A2's queue, and Ben, who waited for A1 and must then
+/// lock A2 too. In the model Ana, who waited first, takes A2 and Ben queues behind her; in
+/// PostgreSQL Ben may lock A1 and reach A2 before Ana's update does (the row's locker ended,
+/// so nobody asks for the tuple lock Ana holds), and then Ana waits for Ben.
+#[test]
+fn a_woken_statement_that_comes_to_a_row_another_woken_one_took_is_a_race() {
+    let s = schedule(
+        "A1,A2",
+        r#""carl": [{"op": "begin"}, {"op": "lock", "seats": ["A1", "A2"]}, {"op": "rollback"}],
+           "ana": [{"op": "begin"}, {"op": "claim", "seats": ["A2"]}, {"op": "commit"}],
+           "ben": [{"op": "begin"}, {"op": "lock", "seats": ["A1", "A2"]}, {"op": "commit"}]"#,
+        "",
+    );
+    assert_eq!(races(&s, "carl carl ana ana ben ben carl ana ben"), [6]);
+    // Ben alone behind Carl: nothing to race with.
+    assert_eq!(
+        races(&s, "carl carl ben ben carl ben ana ana ana"),
+        Vec::<usize>::new()
+    );
+}

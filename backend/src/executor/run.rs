@@ -155,6 +155,7 @@ impl<'a> Driver<'a> {
         Ok(Trace {
             entries: self.entries,
             initial,
+            races: Vec::new(),
         })
     }
 

@@ -26,6 +26,7 @@ pub fn Verdict() -> impl IntoView {
                     words::story(schedule, &outcome),
                     outcome.verdict.double_booked,
                     goal,
+                    outcome.races.first().copied(),
                 ))
             }
             Err(why) => Err(why),
@@ -35,7 +36,7 @@ pub fn Verdict() -> impl IntoView {
         <section class="verdict-panel" aria-labelledby="verdict-title">
             <h3 id="verdict-title" class="visually-hidden">"Verdict"</h3>
             {move || match summary.get() {
-                Ok((headline, story, bad, goal)) => view! {
+                Ok((headline, story, bad, goal, race)) => view! {
                     <div class="verdict" class:verdict-bad=bad class:verdict-good=!bad>
                         <p class="headline" role="status" aria-live="polite" data-testid="verdict">{headline}</p>
                         <ol class="story" data-testid="story">
@@ -45,6 +46,13 @@ pub fn Verdict() -> impl IntoView {
                             <p class="goal" class:goal-met=met data-testid="goal">
                                 {if met { "✓ Goal reached: " } else { "Goal: " }}
                                 {text}
+                            </p>
+                        })}
+                        {race.map(|k| view! {
+                            <p class="race-note" data-testid="race-note">
+                                <strong>{format!("Step {} is a race on a real server. ", k + 1)}</strong>
+                                "The sessions that one commit or rollback wakes run in whichever order the machine picks. \
+                                 The model shows the usual order; a run on PostgreSQL may take the other one from there."
                             </p>
                         })}
                     </div>

@@ -53,6 +53,15 @@ pub(crate) struct Locks {
     pub holder: Vec<Option<TxId>>,
     /// Per seat: the entry during which its holder took it.
     taken: Vec<usize>,
+    /// Per seat: one more than the entry during which a statement that a commit or rollback
+    /// woke took its row lock (0: never).
+    locked_by_woken: Vec<usize>,
+    /// Per seat: one more than the entry during which a statement that a commit or rollback
+    /// woke found its version of the row replaced and locked the newest one (0: never).
+    newest_locked_by_woken: Vec<usize>,
+    /// Per seat: one more than the entry during which a statement that a commit or rollback
+    /// woke inserted its ticket (0: never).
+    ticketed: Vec<usize>,
     /// Per actor: what its statement in flight waits for.
     pub waits: Vec<Option<Wait>>,
     seq: u32,
@@ -61,6 +70,9 @@ pub(crate) struct Locks {
 clone_reusing!(Locks {
     holder,
     taken,
+    locked_by_woken,
+    newest_locked_by_woken,
+    ticketed,
     waits,
     seq,
 });
@@ -70,6 +82,9 @@ impl Locks {
         Locks {
             holder: vec![None; seats],
             taken: vec![0; seats],
+            locked_by_woken: vec![0; seats],
+            newest_locked_by_woken: vec![0; seats],
+            ticketed: vec![0; seats],
             waits: vec![None; actors],
             seq: 0,
         }
@@ -110,6 +125,39 @@ impl Locks {
     pub fn take(&mut self, seat: usize, tx: TxId, k: usize) {
         self.holder[seat] = Some(tx);
         self.taken[seat] = k;
+    }
+
+    /// A statement woken during entry `k` took the row lock of `seat`.
+    pub fn lock_by_woken(&mut self, seat: usize, k: usize) {
+        self.locked_by_woken[seat] = k + 1;
+    }
+
+    /// Whether a statement woken during entry `k` took the row lock of `seat` (it may have
+    /// let go of it since).
+    pub fn locked_by_woken(&self, seat: usize, k: usize) -> bool {
+        self.locked_by_woken[seat] == k + 1
+    }
+
+    /// A statement woken during entry `k` found its version of `seat` replaced and locked the
+    /// newest one.
+    pub fn lock_newest_by_woken(&mut self, seat: usize, k: usize) {
+        self.newest_locked_by_woken[seat] = k + 1;
+    }
+
+    /// Whether a statement woken during entry `k` found its version of `seat` replaced and
+    /// locked the newest one (it may have let go of it since).
+    pub fn newest_locked_by_woken(&self, seat: usize, k: usize) -> bool {
+        self.newest_locked_by_woken[seat] == k + 1
+    }
+
+    /// A statement woken during entry `k` inserted the ticket of `seat`.
+    pub fn ticket_by_woken(&mut self, seat: usize, k: usize) {
+        self.ticketed[seat] = k + 1;
+    }
+
+    /// Whether a statement woken during entry `k` inserted the ticket of `seat`.
+    pub fn ticketed_by_woken(&self, seat: usize, k: usize) -> bool {
+        self.ticketed[seat] == k + 1
     }
 
     /// Whether the row lock of `seat` was taken during entry `k`.

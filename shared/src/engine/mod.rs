@@ -322,6 +322,7 @@ impl<'s> Engine<'s> {
             if let Some(a) = next {
                 let mut r = self.running[a].take().expect("a waiter");
                 r.woken = self.locks.waits[a].take();
+                r.woken_in = Some(self.log.len());
                 self.drive(a, r, ev);
                 continue;
             }
@@ -358,8 +359,9 @@ impl<'s> Engine<'s> {
     /// one commit or rollback woke together: one reached a row that another was first in line
     /// for before that one ran (the head usually wins; the model always lets it); an UPDATE
     /// re-checking a row met the lock of a session that took it in the same wake-up (before
-    /// or after that session's own update); or two of them went back to waiting into a
-    /// deadlock, and which of their timers runs out first decides the victim. A real run of
+    /// or after that session's own update); two of them inserted a ticket for the same seat,
+    /// and whichever runs first gets it; or two of them went back to waiting into a deadlock,
+    /// and which of their timers runs out first decides the victim. A real run of
     /// such an order may disagree with the model; every other difference is a bug.
     pub fn races(&self) -> &[usize] {
         &self.races
@@ -396,7 +398,7 @@ impl<'s> Engine<'s> {
 
     /// The whole trace.
     pub fn into_trace(self) -> Trace {
-        self.log.into_trace(&self.names, self.schedule)
+        self.log.into_trace(&self.names, self.schedule, self.races)
     }
 }
 

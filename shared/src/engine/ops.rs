@@ -114,6 +114,7 @@ impl Engine<'_> {
             fetched_at: 0,
             facts: Facts::default(),
             woken: None,
+            woken_in: None,
         };
         if let Kind::Confirm(c) = &mut r.kind {
             // `confirm_hold` first selects the seats whose hold is this one.

@@ -49,6 +49,22 @@ impl Engine<'_> {
             }
             replaced = true;
         }
+        let k = self.log.len();
+        let woken_now = r.woken_in == Some(k);
+        if !resumed && woken_now && self.locks.locked_by_woken(seat, k) {
+            // Woken by this entry's commit or rollback while waiting for another row, it comes
+            // to one that a statement woken by the same commit took first in the model. In
+            // PostgreSQL both run at once; a row whose locker ended is free to whichever
+            // reaches it (no tuple lock is asked for), so either may get it.
+            self.race();
+        }
+        if replaced && resumed_now(r) && self.locks.newest_locked_by_woken(seat, k) {
+            // The queue broke up: another waiter that the same commit woke found the version
+            // replaced too and went on to the newest one first in the model. In PostgreSQL it
+            // lets go of the replaced version's tuple lock before it locks the newest one,
+            // which wakes this one, and the two race to it.
+            self.race();
+        }
         if let (true, Some(h)) = (replaced, other) {
             let updating = self.db.versions[self.db.newest[seat] as usize].xmin == h;
             if chain_lock || updating {
@@ -59,7 +75,13 @@ impl Engine<'_> {
         if self.locks.contended(seat, tid, r.tx, r.woken.as_ref()) {
             return self.contend(actor, r, seat, (tid, v, replaced));
         }
-        self.locks.take(seat, r.tx, self.log.len());
+        self.locks.take(seat, r.tx, k);
+        if woken_now {
+            self.locks.lock_by_woken(seat, k);
+        }
+        if resumed_now(r) && replaced {
+            self.locks.lock_newest_by_woken(seat, k);
+        }
         self.leave_queue(r);
         self.db.assign_xid(r.tx);
         self.lock_row(r, seat, if replaced { None } else { Some(v) })

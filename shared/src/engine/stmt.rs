@@ -34,6 +34,8 @@ pub(crate) struct Running {
     pub facts: Facts,
     /// Its wait before it was woken: it keeps its place if it must wait for the row again.
     pub woken: Option<super::locks::Wait>,
+    /// The entry during which a commit or rollback last woke it.
+    pub woken_in: Option<usize>,
 }
 
 clone_reusing!(Running {
@@ -51,6 +53,7 @@ clone_reusing!(Running {
     fetched_at,
     facts,
     woken,
+    woken_in,
 });
 
 /// What a statement did with one row.

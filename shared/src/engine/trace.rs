@@ -216,10 +216,11 @@ impl Log {
         entries
     }
 
-    pub fn into_trace(self, names: &Names, schedule: &Schedule) -> Trace {
+    pub fn into_trace(self, names: &Names, schedule: &Schedule, races: Vec<usize>) -> Trace {
         Trace {
             entries: self.entries(names, schedule),
             initial: self.initial.tables(names),
+            races,
         }
     }
 }

@@ -22,7 +22,8 @@ impl Engine<'_> {
         hold: u16,
         holder: u8,
     ) -> Poll {
-        r.woken = None;
+        let woken = r.woken.take().is_some();
+        let k = self.log.len();
         while let Some(seat) = seats_of(r.todo).next() {
             r.pending = None;
             if let Some(sx) = self.db.txs[r.tx as usize].sx {
@@ -35,11 +36,17 @@ impl Engine<'_> {
                 .db
                 .rows
                 .iter()
-                .find(|row| row.table == Table::Booking && row.seat as usize == seat);
-            if let Some(row) = clash {
-                if row.xmin != r.tx && self.db.is_active(row.xmin) {
-                    self.locks
-                        .wait_for_tx(actor, row.xmin, WaitOn::Xact(row.xmin));
+                .find(|row| row.table == Table::Booking && row.seat as usize == seat)
+                .map(|row| row.xmin);
+            if let Some(xmin) = clash {
+                if woken && xmin != r.tx && self.locks.ticketed_by_woken(seat, k) {
+                    // Another waiter that the same commit or rollback woke got here first in
+                    // the model; PostgreSQL runs the two in whichever order the machine does,
+                    // and the one that inserts second waits for or fails on the first's key.
+                    self.race();
+                }
+                if xmin != r.tx && self.db.is_active(xmin) {
+                    self.locks.wait_for_tx(actor, xmin, WaitOn::Xact(xmin));
                     r.pending = Some((seat as u8, 0, false));
                     return Poll::Wait;
                 }
@@ -56,6 +63,9 @@ impl Engine<'_> {
                 hold,
                 mask: 0,
             });
+            if woken {
+                self.locks.ticket_by_woken(seat, k);
+            }
             r.count += 1;
             r.facts.push(seat as u8, Fact::Took);
             r.todo &= !(1 << seat);
