@@ -8,7 +8,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::engine::{Committed, Compact, Done, Names, Node};
-use crate::outcome::{Answer, Entry, Outcome, SeatOutcome, StepResult, Tables, Trace, Verdict};
+use crate::outcome::{
+    Answer, BookingRow, Entry, Outcome, SeatOutcome, SeatRow, SeenRow, StepResult, Tables, Trace,
+    Verdict,
+};
 use crate::schedule::{Op, PayOutcome, Schedule, SeatStatus};
 use crate::sql;
 
@@ -827,8 +830,8 @@ pub fn race_note(simulated: &Outcome) -> Option<String> {
     let k = *simulated.races.first()?;
     Some(format!(
         "entry {} is a race on a real server: the sessions that one commit or rollback woke run \
-         in whichever order the machine picks. The model shows the usual order; PostgreSQL may \
-         take the other one from there",
+         in whichever order the machine picks. The model lets the one that waited first go first; \
+         PostgreSQL may take another order from there",
         k + 1
     ))
 }
@@ -885,8 +888,9 @@ pub fn compare(simulated: &Outcome, real: &Outcome) -> Vec<String> {
         }
         if s.seen != r.seen {
             out.push(format!(
-                "{what}: the rows returned differ: simulated {:?}, PostgreSQL {:?}",
-                s.seen, r.seen
+                "{what}: the rows returned differ: simulated {}, PostgreSQL {}",
+                seen_rows(&s.seen),
+                seen_rows(&r.seen)
             ));
         }
         if s.tables != r.tables {
@@ -901,8 +905,9 @@ pub fn compare(simulated: &Outcome, real: &Outcome) -> Vec<String> {
     }
     if simulated.verdict != real.verdict {
         out.push(format!(
-            "the verdict differs: simulated {:?}, PostgreSQL {:?}",
-            simulated.verdict, real.verdict
+            "the verdict differs: simulated {}, PostgreSQL {}",
+            verdict_words(&simulated.verdict),
+            verdict_words(&real.verdict)
         ));
     }
     out
@@ -932,16 +937,85 @@ fn diff_tables(s: &Tables, r: &Tables) -> String {
     }
     for (a, b) in s.seats.iter().zip(&r.seats) {
         if a != b {
-            parts.push(format!("{}: {:?} vs {:?}", a.id, a, b));
+            parts.push(format!("{} vs {}", seat_row(a), seat_row(b)));
         }
     }
     if s.bookings != r.bookings {
-        parts.push(format!("bookings {:?} vs {:?}", s.bookings, r.bookings));
+        parts.push(format!(
+            "{} vs {}",
+            tickets(&s.bookings),
+            tickets(&r.bookings)
+        ));
     }
     if s.refunds != r.refunds {
-        parts.push(format!("refunds {:?} vs {:?}", s.refunds, r.refunds));
+        parts.push(format!(
+            "refunds owed to [{}] vs [{}]",
+            s.refunds.join(", "),
+            r.refunds.join(", ")
+        ));
     }
     parts.join("; ")
+}
+
+/// A seat row in a difference: `A3 HELD by ana (hold ana:3) until minute 10`.
+fn seat_row(row: &SeatRow) -> String {
+    let mut text = format!("{} {}", row.id, row.status.as_sql());
+    if let Some(holder) = &row.holder {
+        text.push_str(&format!(" by {holder}"));
+    }
+    if let Some(hold) = &row.hold_id {
+        text.push_str(&format!(" (hold {hold})"));
+    }
+    if let Some(until) = row.until {
+        text.push_str(&format!(" until minute {until}"));
+    }
+    text
+}
+
+/// The ticket rows in a difference: `tickets A2 to ana (ana:3), A3 to ben (ben:4)`.
+fn tickets(rows: &[BookingRow]) -> String {
+    if rows.is_empty() {
+        return "no tickets".to_string();
+    }
+    let rows: Vec<String> = rows
+        .iter()
+        .map(|b| format!("{} to {} ({})", b.seat, b.holder, b.booking_id))
+        .collect();
+    format!("tickets {}", rows.join(", "))
+}
+
+/// The rows a statement returned, in a difference: `[A1 AVAILABLE, A2 HELD by ana]`.
+fn seen_rows(rows: &[SeenRow]) -> String {
+    let rows: Vec<String> = rows
+        .iter()
+        .map(|r| match &r.holder {
+            Some(holder) => format!("{} {} by {holder}", r.seat, r.status.as_sql()),
+            None => format!("{} {}", r.seat, r.status.as_sql()),
+        })
+        .collect();
+    format!("[{}]", rows.join(", "))
+}
+
+/// A verdict in a difference: what went wrong, or "nothing wrong".
+fn verdict_words(v: &Verdict) -> String {
+    let mut parts = Vec::new();
+    if v.double_booked {
+        parts.push("a double booking".to_string());
+    }
+    if v.lost_seat {
+        parts.push("a lost seat".to_string());
+    }
+    if !v.refund_due.is_empty() {
+        parts.push(format!("refunds owed to {}", v.refund_due.join(", ")));
+    }
+    if !v.unpaid_hold.is_empty() {
+        parts.push(format!("unpaid holds of {}", v.unpaid_hold.join(", ")));
+    }
+    if parts.is_empty() {
+        "nothing wrong".to_string()
+    } else {
+        parts.join(", ")
+    }
 }
 
 /// Where the outcome fails the schedule's `expect`; empty if it holds (or there is none).
