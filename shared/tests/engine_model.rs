@@ -1055,6 +1055,28 @@ fn waiters_of_a_replaced_version_race_to_the_newest_one() {
         "",
     );
     assert_eq!(races(&s, "carl carl ben ana carl"), Vec::<usize>::new());
+    // A SERIALIZABLE FOR UPDATE behind the head follows the update chain: it fails at once if
+    // it gets there before Ben, or waits for Ben's lock and fails when he commits.
+    let s = schedule(
+        "A1",
+        r#""carl": [{"op": "begin"}, {"op": "write", "seats": ["A1"], "status": "BOOKED"}, {"op": "commit"}],
+           "ben": [{"op": "begin"}, {"op": "claim", "seats": ["A1"]}, {"op": "commit"}],
+           "ana": [{"op": "begin", "isolation": "serializable"}, {"op": "lock", "seats": ["A1"]}, {"op": "commit"}]"#,
+        "",
+    );
+    assert_eq!(races(&s, "carl carl ben ben ana ana carl ben ana"), [6]);
+    // A SERIALIZABLE UPDATE behind it fails the same way whoever goes first.
+    let s = schedule(
+        "A1",
+        r#""carl": [{"op": "begin"}, {"op": "write", "seats": ["A1"], "status": "BOOKED"}, {"op": "commit"}],
+           "ben": [{"op": "begin"}, {"op": "claim", "seats": ["A1"]}, {"op": "commit"}],
+           "ana": [{"op": "begin", "isolation": "serializable"}, {"op": "claim", "seats": ["A1"]}, {"op": "commit"}]"#,
+        "",
+    );
+    assert_eq!(
+        races(&s, "carl carl ben ben ana ana carl ben ana"),
+        Vec::<usize>::new()
+    );
 }
 
 /// Carl's rollback wakes Ana, the head of A2's queue, and Ben, who waited for A1 and must then

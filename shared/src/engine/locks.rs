@@ -57,9 +57,6 @@ pub(crate) struct Locks {
     /// woke took its row lock (0: never).
     locked_by_woken: Vec<usize>,
     /// Per seat: one more than the entry during which a statement that a commit or rollback
-    /// woke found its version of the row replaced and locked the newest one (0: never).
-    newest_locked_by_woken: Vec<usize>,
-    /// Per seat: one more than the entry during which a statement that a commit or rollback
     /// woke inserted its ticket (0: never).
     ticketed: Vec<usize>,
     /// Per actor: what its statement in flight waits for.
@@ -71,7 +68,6 @@ clone_reusing!(Locks {
     holder,
     taken,
     locked_by_woken,
-    newest_locked_by_woken,
     ticketed,
     waits,
     seq,
@@ -83,7 +79,6 @@ impl Locks {
             holder: vec![None; seats],
             taken: vec![0; seats],
             locked_by_woken: vec![0; seats],
-            newest_locked_by_woken: vec![0; seats],
             ticketed: vec![0; seats],
             waits: vec![None; actors],
             seq: 0,
@@ -93,6 +88,13 @@ impl Locks {
     fn tick(&mut self) -> u32 {
         self.seq += 1;
         self.seq
+    }
+
+    /// The actors other than `actor` that queue on `on`.
+    pub fn others_queued_on(&self, on: WaitOn, actor: usize) -> impl Iterator<Item = usize> + '_ {
+        self.queued_on(on)
+            .map(|(a, _)| a)
+            .filter(move |&a| a != actor)
     }
 
     fn queued_on(&self, on: WaitOn) -> impl Iterator<Item = (usize, &Wait)> + '_ {
@@ -136,18 +138,6 @@ impl Locks {
     /// let go of it since).
     pub fn locked_by_woken(&self, seat: usize, k: usize) -> bool {
         self.locked_by_woken[seat] == k + 1
-    }
-
-    /// A statement woken during entry `k` found its version of `seat` replaced and locked the
-    /// newest one.
-    pub fn lock_newest_by_woken(&mut self, seat: usize, k: usize) {
-        self.newest_locked_by_woken[seat] = k + 1;
-    }
-
-    /// Whether a statement woken during entry `k` found its version of `seat` replaced and
-    /// locked the newest one (it may have let go of it since).
-    pub fn newest_locked_by_woken(&self, seat: usize, k: usize) -> bool {
-        self.newest_locked_by_woken[seat] == k + 1
     }
 
     /// A statement woken during entry `k` inserted the ticket of `seat`.

@@ -58,13 +58,6 @@ impl Engine<'_> {
             // reaches it (no tuple lock is asked for), so either may get it.
             self.race();
         }
-        if replaced && resumed_now(r) && self.locks.newest_locked_by_woken(seat, k) {
-            // The queue broke up: another waiter that the same commit woke found the version
-            // replaced too and went on to the newest one first in the model. In PostgreSQL it
-            // lets go of the replaced version's tuple lock before it locks the newest one,
-            // which wakes this one, and the two race to it.
-            self.race();
-        }
         if let (true, Some(h)) = (replaced, other) {
             let updating = self.db.versions[self.db.newest[seat] as usize].xmin == h;
             if chain_lock || updating {
@@ -79,8 +72,8 @@ impl Engine<'_> {
         if woken_now {
             self.locks.lock_by_woken(seat, k);
         }
-        if resumed_now(r) && replaced {
-            self.locks.lock_newest_by_woken(seat, k);
+        if replaced && matches!(r.kind, Kind::Update(_)) && self.breaks_up_queue(actor, r) {
+            self.race();
         }
         self.leave_queue(r);
         self.db.assign_xid(r.tx);
@@ -194,6 +187,24 @@ impl Engine<'_> {
         r.count += 1;
         r.facts.push(seat as u8, Fact::Took);
         Visit::Done(Some(target))
+    }
+
+    /// Whether the UPDATE `r`, woken at the head of a row's queue to find the version it
+    /// queued on replaced, leaves behind waiters whose outcome depends on who goes first: in
+    /// PostgreSQL it lets go of that version's tuple lock before it locks the newest one,
+    /// which wakes the next in line at once, and both go for the newest version. (A locking
+    /// read locks the newest version before it lets go; a REPEATABLE READ or SERIALIZABLE
+    /// UPDATE behind it fails alike either way.)
+    fn breaks_up_queue(&self, actor: usize, r: &Running) -> bool {
+        let Some(on) = r.woken.map(|w| w.on) else {
+            return false;
+        };
+        self.locks.others_queued_on(on, actor).any(|b| {
+            self.running[b].as_ref().is_some_and(|other| {
+                !(matches!(other.kind, Kind::Update(_))
+                    && self.isolation(other.tx) != Isolation::ReadCommitted)
+            })
+        })
     }
 
     /// Notes that the current entry's outcome depends on a race between PostgreSQL sessions.
