@@ -1,6 +1,7 @@
 //! The `backend` command: `serve` the API and the page, `replay` schedule files on
 //! PostgreSQL and in the simulator, or `explore` every interleaving of one in the simulator.
 
+use std::io::Write;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -123,10 +124,15 @@ async fn replay(json: bool, files: &[PathBuf]) -> ExitCode {
         let file = path.display().to_string();
         let result = replay::replay_file(&pool, path).await;
         all_passed &= result.as_ref().is_ok_and(replay::Report::passed);
-        if json {
-            println!("{}", replay::json_line(&file, &result));
+        let line = if json {
+            replay::json_line(&file, &result)
         } else {
-            println!("{}", replay::describe(&file, &result));
+            replay::describe(&file, &result)
+        };
+        // Whoever reads the lines may stop early (`| head`): then so do we, without a panic.
+        if writeln!(std::io::stdout(), "{line}").is_err() {
+            all_passed = false;
+            break;
         }
     }
     pool.close().await;

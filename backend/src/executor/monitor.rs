@@ -28,9 +28,13 @@ static SNAPSHOT: LazyLock<String> = LazyLock::new(|| {
     )
 });
 
-/// Per session: blocked by one of `$2` (the run's actors), and by whom.
+/// Per session: blocked by one of `$2` (the run's actors), by whom, and the lock it waits for
+/// (a tuple lock, a transaction's end…), which tells a new wait from the same one.
 const BLOCKING: &str =
-    "select pid, pg_isolation_test_session_is_blocked(pid, $2), pg_blocking_pids(pid)
+    "select pid, pg_isolation_test_session_is_blocked(pid, $2), pg_blocking_pids(pid),
+       coalesce((select string_agg(concat_ws(':', l.locktype, l.relation, l.page, l.tuple,
+                                             l.transactionid, l.mode), ',')
+                   from pg_locks l where l.pid = t.pid and not l.granted), '')
   from unnest($1::int4[]) as t(pid)";
 
 const CANCEL: &str = "select pg_cancel_backend(pid) from unnest($1::int4[]) as t(pid)";
@@ -100,6 +104,8 @@ pub(crate) struct Blocking {
     /// Waiting for a lock that one of the run's actors holds or is queued for ahead of it.
     pub blocked: bool,
     pub by: Vec<i32>,
+    /// The lock it waits for, if any.
+    pub awaiting: String,
 }
 
 /// The lock state of the sessions `pids`, as blocked by any of `actors`.
@@ -108,14 +114,19 @@ pub(crate) async fn blocking(
     pids: &[i32],
     actors: &[i32],
 ) -> Result<Vec<Blocking>, sqlx::Error> {
-    let rows: Vec<(i32, bool, Vec<i32>)> = sqlx::query_as(BLOCKING)
+    let rows: Vec<(i32, bool, Vec<i32>, String)> = sqlx::query_as(BLOCKING)
         .bind(pids)
         .bind(actors)
         .fetch_all(conn)
         .await?;
     Ok(rows
         .into_iter()
-        .map(|(pid, blocked, by)| Blocking { pid, blocked, by })
+        .map(|(pid, blocked, by, awaiting)| Blocking {
+            pid,
+            blocked,
+            by,
+            awaiting,
+        })
         .collect())
 }
 

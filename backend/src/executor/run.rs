@@ -87,6 +87,8 @@ pub(crate) struct Driver<'a> {
     spaced_until: Option<Instant>,
     /// Per actor: when its statement's current wait began, as first seen (a little late).
     wait_began: Vec<Option<Instant>>,
+    /// Per actor: the lock its statement was last seen waiting for.
+    awaiting: Vec<String>,
     /// A deadlock was broken during the current entry.
     deadlock_broken: bool,
 }
@@ -111,6 +113,7 @@ impl<'a> Driver<'a> {
             committed: false,
             spaced_until: None,
             wait_began: vec![None; n],
+            awaiting: vec![String::new(); n],
             deadlock_broken: false,
         }
     }
@@ -234,12 +237,14 @@ impl<'a> Driver<'a> {
                     .collect();
                 by.sort_unstable();
                 by.dedup();
-                if state.blocked && by != self.blockers[a] {
-                    // Blocked anew, or woken and waiting again on someone else: a new wait,
-                    // with a deadlock check of its own `deadlock_timeout` from now.
+                if state.blocked && (by != self.blockers[a] || state.awaiting != self.awaiting[a]) {
+                    // Blocked anew, or woken and waiting again (on someone else, or for another
+                    // lock: a tuple lock handed on, then the new holder's end): a new wait, with
+                    // a deadlock check of its own `deadlock_timeout` from now.
                     self.wait_began[a] = Some(Instant::now());
                 }
                 self.blockers[a] = by;
+                self.awaiting[a] = state.awaiting;
             }
             if all_blocked && !self.has_cycle(&waiting) {
                 return Ok(());
@@ -324,6 +329,7 @@ impl<'a> Driver<'a> {
         self.clients
             .answered(self.schedule, a, p.op_index, &result, &seen);
         self.blockers[a].clear();
+        self.awaiting[a].clear();
         self.wait_began[a] = None;
         self.deadlock_broken |=
             matches!(&result, StepResult::Error { code, .. } if code == "40P01");
