@@ -1099,3 +1099,28 @@ fn a_woken_statement_that_comes_to_a_row_another_woken_one_took_is_a_race() {
         Vec::<usize>::new()
     );
 }
+
+/// Dave's commit fails Ben (SERIALIZABLE, its row replaced), which frees both Carl, who waited
+/// for Ben's A1 and now wants A2, and Ana, next in A2's queue. In the model Carl, who waited
+/// first, takes A2 and Ana waits for him; in PostgreSQL they run at once and Ana, with less to
+/// do, usually gets there first (found by the random schedules).
+#[test]
+fn a_woken_statement_that_takes_a_row_its_queue_was_freed_for_is_a_race() {
+    let s = schedule(
+        "A1,A2",
+        r#""dave": [{"op": "begin"}, {"op": "write", "seats": ["A2"]}, {"op": "commit"}],
+           "ben": [{"op": "begin", "isolation": "serializable"}, {"op": "lock", "seats": ["A1", "A2"]}, {"op": "commit"}],
+           "carl": [{"op": "begin"}, {"op": "lock", "seats": ["A1", "A2"]}, {"op": "commit"}],
+           "ana": [{"op": "lock", "seats": ["A2"]}]"#,
+        "",
+    );
+    assert_eq!(
+        races(&s, "dave dave ben ben carl carl ana dave ben carl"),
+        [7]
+    );
+    // Without Ana in A2's queue, Carl goes on alone.
+    assert_eq!(
+        races(&s, "dave dave ben ben carl carl dave ben carl ana"),
+        Vec::<usize>::new()
+    );
+}

@@ -90,6 +90,13 @@ impl Locks {
         self.seq
     }
 
+    /// Whether an actor other than `actor` queues for the row lock of `seat` (on any version).
+    pub fn queued_for_seat(&self, seat: usize, actor: usize) -> bool {
+        self.waits.iter().enumerate().any(|(a, w)| {
+            a != actor && w.is_some_and(|w| matches!(w.on, WaitOn::Row(s, _) if s as usize == seat))
+        })
+    }
+
     /// The actors other than `actor` that queue on `on`.
     pub fn others_queued_on(&self, on: WaitOn, actor: usize) -> impl Iterator<Item = usize> + '_ {
         self.queued_on(on)

@@ -68,6 +68,12 @@ impl Engine<'_> {
         if self.locks.contended(seat, tid, r.tx, r.woken.as_ref()) {
             return self.contend(actor, r, seat, (tid, v, replaced));
         }
+        if woken_now && !resumed && self.locks.queued_for_seat(seat, actor) {
+            // Woken while waiting for another row, it takes this one ahead of the waiters in
+            // its queue, whom the same commit or rollback set free (nobody holds the row): in
+            // PostgreSQL they run at once, and either may get it.
+            self.race();
+        }
         self.locks.take(seat, r.tx, k);
         if woken_now {
             self.locks.lock_by_woken(seat, k);
