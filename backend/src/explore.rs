@@ -45,20 +45,7 @@ fn report(file: &str, e: &Exploration, millis: f64) -> String {
         e.orders
     );
     for g in &e.groups {
-        let v = &g.verdict;
-        let mut verdict = Vec::new();
-        if v.double_booked {
-            verdict.push("double booked".to_string());
-        }
-        if v.lost_seat {
-            verdict.push("lost seat".to_string());
-        }
-        if !v.refund_due.is_empty() {
-            verdict.push(format!("refund due to {}", v.refund_due.join(", ")));
-        }
-        if !v.unpaid_hold.is_empty() {
-            verdict.push(format!("unpaid hold by {}", v.unpaid_hold.join(", ")));
-        }
+        let mut verdict = g.verdict.problems();
         if verdict.is_empty() {
             verdict.push("sold once".to_string());
         }

@@ -998,23 +998,11 @@ fn seen_rows(rows: &[SeenRow]) -> String {
 
 /// A verdict in a difference: what went wrong, or "nothing wrong".
 fn verdict_words(v: &Verdict) -> String {
-    let mut parts = Vec::new();
-    if v.double_booked {
-        parts.push("a double booking".to_string());
-    }
-    if v.lost_seat {
-        parts.push("a lost seat".to_string());
-    }
-    if !v.refund_due.is_empty() {
-        parts.push(format!("refunds owed to {}", v.refund_due.join(", ")));
-    }
-    if !v.unpaid_hold.is_empty() {
-        parts.push(format!("unpaid holds of {}", v.unpaid_hold.join(", ")));
-    }
-    if parts.is_empty() {
+    let problems = v.problems();
+    if problems.is_empty() {
         "nothing wrong".to_string()
     } else {
-        parts.join(", ")
+        problems.join(", ")
     }
 }
 

@@ -195,6 +195,27 @@ pub struct Verdict {
     pub unpaid_hold: Vec<String>,
 }
 
+impl Verdict {
+    /// What went wrong, a few words each (`double booked`, `refund due to ana`…); empty when
+    /// nothing did.
+    pub fn problems(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if self.double_booked {
+            out.push("double booked".to_string());
+        }
+        if self.lost_seat {
+            out.push("lost seat".to_string());
+        }
+        if !self.refund_due.is_empty() {
+            out.push(format!("refund due to {}", self.refund_due.join(", ")));
+        }
+        if !self.unpaid_hold.is_empty() {
+            out.push(format!("unpaid hold by {}", self.unpaid_hold.join(", ")));
+        }
+        out
+    }
+}
+
 /// One seat at the end.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SeatOutcome {

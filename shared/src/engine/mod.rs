@@ -360,8 +360,11 @@ impl<'s> Engine<'s> {
     /// for before that one ran (the head usually wins; the model always lets it); an UPDATE
     /// re-checking a row met the lock of a session that took it in the same wake-up (before
     /// or after that session's own update); two of them inserted a ticket for the same seat,
-    /// and whichever runs first gets it; or two of them went back to waiting into a deadlock,
-    /// and which of their timers runs out first decides the victim. A real run of
+    /// and whichever runs first gets it; two of them went for the same row, one from that
+    /// row's queue and one from a wait for another row, or both from behind an UPDATE that
+    /// found the row replaced (it lets go of the queue before it locks the newest version);
+    /// or two of them went back to waiting into a deadlock, and which of their timers runs out
+    /// first decides the victim. A real run of
     /// such an order may disagree with the model; every other difference is a bug.
     pub fn races(&self) -> &[usize] {
         &self.races

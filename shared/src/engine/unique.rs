@@ -22,8 +22,9 @@ impl Engine<'_> {
         hold: u16,
         holder: u8,
     ) -> Poll {
-        let woken = r.woken.take().is_some();
+        r.woken = None;
         let k = self.log.len();
+        let woken = r.woken_in == Some(k);
         while let Some(seat) = seats_of(r.todo).next() {
             r.pending = None;
             if let Some(sx) = self.db.txs[r.tx as usize].sx {
