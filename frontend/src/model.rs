@@ -5,9 +5,11 @@
 use std::collections::BTreeMap;
 
 use shared::assess::assess;
-use shared::outcome::{Answer, Entry, SeatRow, StepResult, Tables};
-use shared::schedule::{Op, PayOutcome, SeatStatus, CLOCK};
+use shared::outcome::{Answer, StepResult};
+use shared::schedule::{Op, PayOutcome, CLOCK};
 use shared::{Outcome, Schedule};
+
+pub use shared::view::*;
 
 /// Runs the schedule's order in the model: the outcome, or why the order cannot run.
 pub fn run(schedule: &Schedule) -> Result<Outcome, String> {
@@ -45,18 +47,6 @@ pub fn playable(schedule: &Schedule) -> Schedule {
         }
     }
     schedule.with_order(order)
-}
-
-/// The name of a buyer as the page writes it: `omar` → "Omar", `a` → "A".
-pub fn display_name(actor: &str) -> String {
-    if actor == CLOCK {
-        return "Clock".to_string();
-    }
-    let mut chars = actor.chars();
-    chars
-        .next()
-        .map(|c| c.to_uppercase().chain(chars).collect())
-        .unwrap_or_default()
 }
 
 /// The lanes of the timeline: buyers first, in the schedule's order, then the clock.
@@ -177,191 +167,6 @@ pub fn move_entry(schedule: &Schedule, from: usize, to: usize) -> Result<Schedul
     Ok(moved)
 }
 
-/// Where an entry stands at a step of the playhead.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum EntryState {
-    /// Not sent yet.
-    Future,
-    /// Sent, and waiting for these actors.
-    Waiting(Vec<String>),
-    /// Answered.
-    Done,
-}
-
-/// The state of entry `index` once the first `step` entries have run.
-pub fn entry_state(entry: &Entry, index: usize, step: usize) -> EntryState {
-    if index >= step {
-        return EntryState::Future;
-    }
-    match entry.trace.completed_after {
-        Some(done) if done < step => EntryState::Done,
-        _ => EntryState::Waiting(entry.trace.waited_for.clone()),
-    }
-}
-
-/// The committed tables once the first `step` entries have run.
-pub fn tables_at(outcome: &Outcome, step: usize) -> &Tables {
-    match step {
-        0 => &outcome.initial,
-        n => {
-            &outcome.entries[n.min(outcome.entries.len()) - 1]
-                .trace
-                .tables
-        }
-    }
-}
-
-/// seat → actors told they got it, once the first `step` entries have run.
-pub fn told_at(outcome: &Outcome, step: usize) -> BTreeMap<String, Vec<String>> {
-    match step {
-        0 => BTreeMap::new(),
-        n => outcome.entries[n.min(outcome.entries.len()) - 1]
-            .told
-            .clone(),
-    }
-}
-
-/// What a buyer's phone shows, and how it feels.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Phone {
-    pub text: String,
-    pub tone: Tone,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Tone {
-    Neutral,
-    Busy,
-    Good,
-    Bad,
-}
-
-impl Tone {
-    pub fn class(self) -> &'static str {
-        match self {
-            Tone::Neutral => "tone-neutral",
-            Tone::Busy => "tone-busy",
-            Tone::Good => "tone-good",
-            Tone::Bad => "tone-bad",
-        }
-    }
-}
-
-/// What `actor`'s phone shows once the first `step` entries have run.
-pub fn phone(outcome: &Outcome, actor: &str, step: usize) -> Phone {
-    let step = step.min(outcome.entries.len());
-    let mine: Vec<(usize, &Entry)> = outcome.entries[..step]
-        .iter()
-        .enumerate()
-        .filter(|(_, e)| e.trace.actor == actor)
-        .collect();
-    if let Some((i, entry)) = mine.last() {
-        if let EntryState::Waiting(on) = entry_state(entry, *i, step) {
-            let on: Vec<String> = on.iter().map(|a| display_name(a)).collect();
-            return Phone {
-                text: format!("Spinning… waits for {}", on.join(" and ")),
-                tone: Tone::Busy,
-            };
-        }
-    }
-    let told: Vec<String> = told_at(outcome, step)
-        .into_iter()
-        .filter(|(_, who)| who.iter().any(|w| w == actor))
-        .map(|(seat, _)| seat)
-        .collect();
-    let refunded = tables_at(outcome, step).refunds.iter().any(|r| r == actor);
-    if !told.is_empty() {
-        return Phone {
-            text: format!("{} is yours", told.join(", ")),
-            tone: Tone::Good,
-        };
-    }
-    if refunded {
-        return Phone {
-            text: "No seat: your money is being refunded".to_string(),
-            tone: Tone::Bad,
-        };
-    }
-    let Some((_, last)) = mine.last() else {
-        return Phone {
-            text: "Choosing a seat".to_string(),
-            tone: Tone::Neutral,
-        };
-    };
-    let seats = last.op.seats().join(", ");
-    let (text, tone) = match last.trace.result.as_ref() {
-        None => ("Spinning…".to_string(), Tone::Busy),
-        Some(StepResult::Skipped) => ("Sold out".to_string(), Tone::Bad),
-        Some(StepResult::RolledBack) => ("Something went wrong: try again".to_string(), Tone::Bad),
-        Some(StepResult::Error { code, .. }) => (error_text(code), Tone::Bad),
-        Some(StepResult::Answer { answer }) => answer_text(*answer),
-        Some(StepResult::Ok { rows }) => match &last.op {
-            Op::Read { .. } | Op::Lock { .. } => {
-                if last.trace.seen.iter().all(|s| s.available) && !last.trace.seen.is_empty() {
-                    (format!("{seats} looks free"), Tone::Neutral)
-                } else if last.trace.seen.is_empty() {
-                    ("Nothing to show".to_string(), Tone::Neutral)
-                } else {
-                    ("Sold out".to_string(), Tone::Bad)
-                }
-            }
-            Op::Claim { .. } | Op::Write { .. } | Op::Book { .. } if *rows == Some(0) => {
-                ("Sold out".to_string(), Tone::Bad)
-            }
-            Op::Pay { .. } => ("Payment sent".to_string(), Tone::Neutral),
-            _ => ("Working…".to_string(), Tone::Neutral),
-        },
-    };
-    Phone { text, tone }
-}
-
-fn error_text(code: &str) -> String {
-    match code {
-        "40001" => "Someone else got there first (40001): try again".to_string(),
-        "40P01" => "Deadlock (40P01): try again".to_string(),
-        "55P03" => "Seat busy right now (55P03): try again".to_string(),
-        "23505" => "Sold out: the seat already has a ticket (23505)".to_string(),
-        "25P02" => "Something went wrong (25P02)".to_string(),
-        other => format!("Error {other}"),
-    }
-}
-
-fn answer_text(answer: Answer) -> (String, Tone) {
-    match answer {
-        Answer::Held => ("Held for you: pay now".to_string(), Tone::Neutral),
-        Answer::Unavailable => ("Sold out".to_string(), Tone::Bad),
-        Answer::Busy => ("Seat busy right now: try again".to_string(), Tone::Bad),
-        Answer::Expired => ("Your hold expired".to_string(), Tone::Bad),
-        Answer::Issued => ("Ticket issued".to_string(), Tone::Good),
-        Answer::Duplicate => ("Ticket issued (again)".to_string(), Tone::Good),
-        Answer::RefundDue => ("Too late: refund on its way".to_string(), Tone::Bad),
-        Answer::Released => ("Seat released".to_string(), Tone::Neutral),
-    }
-}
-
-/// A seat as the map draws it once the first `step` entries have run.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct MapSeat {
-    pub id: String,
-    pub status: SeatStatus,
-    pub holder: Option<String>,
-    /// Minutes left on the hold, on the virtual clock (0 once it has run out).
-    pub minutes_left: Option<i64>,
-    /// Tickets stored for this seat.
-    pub tickets: Vec<String>,
-    /// Buyers told that the seat is theirs.
-    pub told: Vec<String>,
-    /// The seat's live Redis key: whose hold it stores and the minutes it has left.
-    pub redis: Option<(String, i64)>,
-}
-
-impl MapSeat {
-    /// Sold to more than one person: two tickets, or two buyers told it is theirs.
-    pub fn double(&self) -> bool {
-        self.tickets.len() > 1 || self.told.len() > 1
-    }
-}
-
 /// A system outside the database that the buyers talk to, with a lane of its own.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum System {
@@ -441,109 +246,11 @@ pub fn system_lanes(schedule: &Schedule, outcome: &Outcome) -> (Vec<System>, Vec
     (systems, marks)
 }
 
-/// What a buyer's application knows once the first `step` entries have run: the seats it
-/// remembers as free or taken (from its last read, lock or hold), and the seats it has been
-/// told are its own.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Memory {
-    pub free: Vec<String>,
-    pub taken: Vec<String>,
-    pub told: Vec<String>,
-}
-
-/// Every buyer's `Memory` at the playhead, by actor name.
-pub fn memories(schedule: &Schedule, outcome: &Outcome, step: usize) -> BTreeMap<String, Memory> {
-    let clients = shared::export::clients_at(schedule, outcome, step);
-    let told = told_at(outcome, step);
-    schedule
-        .actors()
-        .iter()
-        .zip(&clients.actors)
-        .map(|(actor, state)| {
-            let mut memory = Memory::default();
-            for (seat, free) in &state.remembered {
-                if *free {
-                    memory.free.push(seat.clone());
-                } else {
-                    memory.taken.push(seat.clone());
-                }
-            }
-            memory.told = told
-                .iter()
-                .filter(|(_, who)| who.contains(&actor.name))
-                .map(|(seat, _)| seat.clone())
-                .collect();
-            (actor.name.clone(), memory)
-        })
-        .collect()
-}
-
-/// A key of the simulated Redis once the first `step` entries have run.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RedisRow {
-    pub key: String,
-    pub seat: String,
-    pub holder: String,
-    pub hold_id: String,
-    pub until: i64,
-    /// Its time ran out: Redis no longer has it.
-    pub gone: bool,
-}
-
-/// The simulated Redis at the playhead, one row per seat that ever had a key (none for a
-/// schedule without Redis steps).
-pub fn redis_at(schedule: &Schedule, outcome: &Outcome, step: usize) -> Vec<RedisRow> {
-    if !schedule.any_op(Op::is_redis) {
-        return Vec::new();
-    }
-    let clock = tables_at(outcome, step).clock;
-    shared::export::clients_at(schedule, outcome, step)
-        .redis
-        .into_iter()
-        .map(|(seat, key)| RedisRow {
-            key: shared::sql::redis_key(schedule.scenario().show, &seat),
-            holder: schedule.actors()[key.actor].name.clone(),
-            gone: !key.alive(clock),
-            hold_id: key.hold_id,
-            until: key.until,
-            seat,
-        })
-        .collect()
-}
-
-/// Every seat of the scenario, as stored once the first `step` entries have run, with its
-/// live Redis key if it has one.
-pub fn map_at(schedule: &Schedule, outcome: &Outcome, step: usize) -> Vec<MapSeat> {
-    let tables = tables_at(outcome, step);
-    let told = told_at(outcome, step);
-    let redis = redis_at(schedule, outcome, step);
-    tables
-        .seats
-        .iter()
-        .map(|row: &SeatRow| MapSeat {
-            id: row.id.clone(),
-            status: row.status,
-            holder: row.holder.clone(),
-            minutes_left: row.until.map(|until| (until - tables.clock).max(0)),
-            tickets: tables
-                .bookings
-                .iter()
-                .filter(|b| b.seat == row.id)
-                .map(|b| b.holder.clone())
-                .collect(),
-            told: told.get(&row.id).cloned().unwrap_or_default(),
-            redis: redis
-                .iter()
-                .find(|k| k.seat == row.id && !k.gone)
-                .map(|k| (k.holder.clone(), k.until - tables.clock)),
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use shared::scenarios;
+    use shared::schedule::SeatStatus;
 
     fn builtin(id: &str) -> Schedule {
         scenarios::get(id).expect("built-in").schedule()

@@ -18,3 +18,4 @@ pub mod explorer;
 pub mod export;
 pub mod link;
 pub mod scenarios;
+pub mod view;

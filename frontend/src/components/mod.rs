@@ -8,10 +8,12 @@ mod intro;
 mod lab;
 mod matrix;
 mod pages;
+mod phones;
 mod postgres;
+mod rows;
 mod sandbox;
+mod seatmap;
 mod share;
-mod stage;
 mod timeline;
 mod verdict;
 

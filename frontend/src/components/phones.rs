@@ -1,0 +1,77 @@
+//! Each buyer's phone at the playhead: what the application shows, what it remembers, and the
+//! seats it was told are its own.
+
+use leptos::prelude::*;
+use shared::schedule::CLOCK;
+
+use crate::model;
+use crate::state::use_lab;
+
+/// Each buyer's phone: what the application is showing them right now, what it remembers of
+/// the seats it looked at, and the seats it has been told are its own.
+#[component]
+pub fn Phones() -> impl IntoView {
+    let lab = use_lab();
+    let phones = Memo::new(move |_| {
+        let step = lab.step.get();
+        let outcome = lab.outcome.get();
+        lab.schedule.with(|s| {
+            let mut memories = outcome
+                .as_ref()
+                .ok()
+                .map(|o| model::memories(s, o, step))
+                .unwrap_or_default();
+            model::lanes(s)
+                .into_iter()
+                .map(|a| s.actors()[a].name.clone())
+                .filter(|name| name != CLOCK)
+                .enumerate()
+                .map(|(lane, name)| {
+                    let phone = outcome.as_ref().ok().map(|o| model::phone(o, &name, step));
+                    let memory = memories.remove(&name).unwrap_or_default();
+                    (lane, name, phone, memory)
+                })
+                .collect::<Vec<_>>()
+        })
+    });
+    view! {
+        <ul class="phones" aria-label="What each buyer's phone shows">
+            {move || {
+                phones
+                    .get()
+                    .into_iter()
+                    .map(|(lane, name, phone, memory)| {
+                        let (text, tone) = phone
+                            .map(|p| (p.text, p.tone.class()))
+                            .unwrap_or_default();
+                        let remembers = match (memory.free.is_empty(), memory.taken.is_empty()) {
+                            (true, true) => "nothing yet".to_string(),
+                            (false, true) => format!("{} free", memory.free.join(", ")),
+                            (true, false) => format!("{} taken", memory.taken.join(", ")),
+                            (false, false) => format!(
+                                "{} free, {} taken",
+                                memory.free.join(", "),
+                                memory.taken.join(", ")
+                            ),
+                        };
+                        let told = if memory.told.is_empty() {
+                            "no seat".to_string()
+                        } else {
+                            format!("{} is theirs", memory.told.join(", "))
+                        };
+                        view! {
+                            <li class=format!("phone buyer-{lane} {tone}") data-testid=format!("phone-{name}")>
+                                <span class="phone-name">{model::display_name(&name)}</span>
+                                <span class="phone-screen">{text}</span>
+                                <dl class="phone-memory">
+                                    <dt>"remembers"</dt><dd data-testid=format!("remembers-{name}")>{remembers}</dd>
+                                    <dt>"told"</dt><dd data-testid=format!("told-{name}")>{told}</dd>
+                                </dl>
+                            </li>
+                        }
+                    })
+                    .collect_view()
+            }}
+        </ul>
+    }
+}

@@ -1,0 +1,98 @@
+//! The stored rows at the playhead, beside the simulated Redis's keys.
+
+use leptos::prelude::*;
+
+use crate::model;
+use crate::state::use_lab;
+
+/// The stored rows at the playhead: seats, tickets, refunds owed; and, when the schedule uses
+/// Redis, the keys it has.
+#[component]
+pub fn StoredRows() -> impl IntoView {
+    let lab = use_lab();
+    let tables = Memo::new(move |_| {
+        let step = lab.step.get();
+        lab.outcome
+            .get()
+            .ok()
+            .map(|o| model::tables_at(&o, step).clone())
+    });
+    let redis = Memo::new(move |_| {
+        let step = lab.step.get();
+        let uses = lab
+            .schedule
+            .with(|s| s.any_op(shared::schedule::Op::is_redis));
+        let keys = lab
+            .outcome
+            .get()
+            .ok()
+            .map(|o| lab.schedule.with(|s| model::redis_at(s, &o, step)))
+            .unwrap_or_default();
+        uses.then_some(keys)
+    });
+    view! {
+        <details class="rows" open>
+            <summary>"Stored rows"</summary>
+            {move || tables.get().map(|t| view! {
+                <table class="data" data-testid="rows">
+                    <thead><tr><th>"seat"</th><th>"status"</th><th>"holder"</th><th>"hold id"</th><th>"until"</th></tr></thead>
+                    <tbody>
+                        {t.seats.iter().map(|s| view! {
+                            <tr>
+                                <td>{s.id.clone()}</td>
+                                <td>{s.status.as_sql()}</td>
+                                <td>{s.holder.clone().unwrap_or_default()}</td>
+                                <td><code>{s.hold_id.clone().unwrap_or_default()}</code></td>
+                                <td>{s.until.map(|u| format!("minute {u}")).unwrap_or_default()}</td>
+                            </tr>
+                        }).collect_view()}
+                    </tbody>
+                </table>
+                <p class="rows-extra">
+                    {if t.bookings.is_empty() {
+                        "No tickets.".to_string()
+                    } else {
+                        format!(
+                            "Tickets: {}.",
+                            t.bookings
+                                .iter()
+                                .map(|b| format!("{} for {}", b.seat, model::display_name(&b.holder)))
+                                .collect::<Vec<_>>()
+                                .join("; ")
+                        )
+                    }}
+                    " "
+                    {if t.refunds.is_empty() {
+                        String::new()
+                    } else {
+                        format!(
+                            "Refunds owed: {}.",
+                            t.refunds.iter().map(|r| model::display_name(r)).collect::<Vec<_>>().join(", ")
+                        )
+                    }}
+                </p>
+            })}
+            {move || redis.get().map(|keys| view! {
+                <h4 class="redis-title">"Redis keys " <small>"(simulated, like the payment provider)"</small></h4>
+                {if keys.is_empty() {
+                    view! { <p class="rows-extra" data-testid="redis-keys">"No keys."</p> }.into_any()
+                } else {
+                    view! {
+                        <table class="data" data-testid="redis-keys">
+                            <thead><tr><th>"key"</th><th>"value"</th><th>"lives to"</th></tr></thead>
+                            <tbody>
+                                {keys.into_iter().map(|k| view! {
+                                    <tr class:gone=k.gone>
+                                        <td><code>{k.key}</code></td>
+                                        <td><code>{k.hold_id}</code></td>
+                                        <td>{if k.gone { format!("minute {} (gone)", k.until) } else { format!("minute {}", k.until) }}</td>
+                                    </tr>
+                                }).collect_view()}
+                            </tbody>
+                        </table>
+                    }.into_any()
+                }}
+            })}
+        </details>
+    }
+}

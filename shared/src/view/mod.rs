@@ -1,0 +1,72 @@
+//! What each surface of the page shows at a step of the playhead, derived from the model's
+//! outcome and nothing else: each buyer's phone, the seat map, where an entry stands. Pure and
+//! shared, so the page renders it, the native tests check it against the model, and the
+//! backend can print it for the browser tests to compare the page with.
+
+use std::collections::BTreeMap;
+
+use crate::outcome::{Entry, Tables};
+use crate::schedule::CLOCK;
+use crate::Outcome;
+
+pub mod map;
+pub mod phone;
+
+pub use map::{map_at, redis_at, MapSeat, RedisRow};
+pub use phone::{memories, phone, Memory, Phone, Tone};
+
+/// The name of a buyer as the page writes it: `omar` → "Omar", `a` → "A".
+pub fn display_name(actor: &str) -> String {
+    if actor == CLOCK {
+        return "Clock".to_string();
+    }
+    let mut chars = actor.chars();
+    chars
+        .next()
+        .map(|c| c.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
+}
+
+/// Where an entry stands at a step of the playhead.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EntryState {
+    /// Not sent yet.
+    Future,
+    /// Sent, and waiting for these actors.
+    Waiting(Vec<String>),
+    /// Answered.
+    Done,
+}
+
+/// The state of entry `index` once the first `step` entries have run.
+pub fn entry_state(entry: &Entry, index: usize, step: usize) -> EntryState {
+    if index >= step {
+        return EntryState::Future;
+    }
+    match entry.trace.completed_after {
+        Some(done) if done < step => EntryState::Done,
+        _ => EntryState::Waiting(entry.trace.waited_for.clone()),
+    }
+}
+
+/// The committed tables once the first `step` entries have run.
+pub fn tables_at(outcome: &Outcome, step: usize) -> &Tables {
+    match step {
+        0 => &outcome.initial,
+        n => {
+            &outcome.entries[n.min(outcome.entries.len()) - 1]
+                .trace
+                .tables
+        }
+    }
+}
+
+/// seat → actors told they got it, once the first `step` entries have run.
+pub fn told_at(outcome: &Outcome, step: usize) -> BTreeMap<String, Vec<String>> {
+    match step {
+        0 => BTreeMap::new(),
+        n => outcome.entries[n.min(outcome.entries.len()) - 1]
+            .told
+            .clone(),
+    }
+}
