@@ -379,11 +379,28 @@ impl ScheduleError {
     }
 }
 
+/// When an operation of a program runs: always, or only if an earlier answer of its own buyer
+/// says so (an application does not pay for a seat it was refused, and retries a transaction
+/// that failed). An operation whose condition does not hold is `skipped`, so programs keep
+/// their length and every order stays a permutation of the entries.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Condition {
+    #[default]
+    Always,
+    /// Only while the buyer's application was told it has its seats.
+    Held,
+    /// Only if the buyer's last attempt failed in a way worth retrying.
+    Failed,
+}
+
 /// One actor and its program.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Actor {
     pub name: String,
     pub program: Vec<Op>,
+    /// The condition of each operation of `program`, index for index.
+    pub conditions: Vec<Condition>,
     /// The defence that generated the program, when the file named one.
     pub defence: Option<String>,
 }
@@ -397,6 +414,13 @@ pub struct Schedule {
     actors: Vec<Actor>,
     order: Vec<usize>,
     expect: Option<Expect>,
+}
+
+impl Actor {
+    /// The condition under which operation `op_index` of the program runs.
+    pub fn condition(&self, op_index: usize) -> Condition {
+        self.conditions.get(op_index).copied().unwrap_or_default()
+    }
 }
 
 impl Schedule {
@@ -713,6 +737,7 @@ fn parse_actor(
     }
     Ok(Actor {
         name: name.to_string(),
+        conditions: vec![Condition::Always; program.len()],
         program,
         defence,
     })
