@@ -1,13 +1,36 @@
 //! The client side of a run: what each buyer's application remembers between round trips
-//! (seats it saw as available, its current hold, whether its transaction is open or failed),
-//! the virtual clock, the payment provider, and the simulated Redis that the Redis hold keeps
-//! its keys in. The simulator and the real executor drive the
-//! very same `Clients`, so the two can differ only in what the database answers.
+//! (seats it saw as available, its current hold, whether its transaction is open or failed,
+//! whether it holds its seats and whether its last attempt failed), the virtual clock, the
+//! payment provider, and the simulated Redis that the Redis hold keeps its keys in. The
+//! simulator and the real executor drive the very same `Clients`, so the two can differ only
+//! in what the database answers; in particular they decide alike whether an operation's
+//! condition (`"if"`) holds.
+//!
+//! The rules of a condition, decided when the operation is due to be sent (every earlier
+//! operation of the buyer has answered by then):
+//!
+//! - `held` holds while the buyer's application was told it has its seats: its last `hold` or
+//!   `redis_hold` answered `held`, or its `claim`, `write` or `book` took every seat it named
+//!   and its transaction committed (at once outside a transaction; inside one, every such
+//!   statement of the transaction took all its seats and the `commit` succeeded), or its
+//!   `confirm` answered `issued` or `duplicate`; and it has not since been refused (a hold
+//!   answering anything else, a claim, write or book that took fewer seats, was skipped or
+//!   failed, a transaction of them that did not commit, a confirm answering `refund_due`) or
+//!   released them (`release`, `redis_release`). A buyer holding a seat at the start holds.
+//! - `failed` holds if the buyer's last attempt failed in a way worth retrying. An attempt is
+//!   a transaction (it ends with its `commit` or `rollback`), a statement sent outside one, or
+//!   a `hold`; it failed so if the transaction or statement met 40001, 40P01 or 55P03, or the
+//!   hold answered `busy`.
+//! - Inside a transaction every operation carries its `begin`'s condition and shares its
+//!   decision: a skipped `begin` skips everything up to its `commit` or `rollback`.
+//!
+//! An operation whose condition does not hold is not sent and answers `skipped`; it changes
+//! nothing the buyer knows.
 
 use std::collections::BTreeMap;
 
 use crate::outcome::{Answer, SeenRow, StepResult};
-use crate::schedule::{Op, PayOutcome, Schedule, SeatStatus};
+use crate::schedule::{Condition, Op, PayOutcome, Schedule, SeatStatus};
 use crate::sql::{self, Context, Statement};
 
 /// What one actor's application knows.
@@ -27,6 +50,17 @@ pub struct ActorState {
     pub remembered: BTreeMap<String, bool>,
     /// Its current hold id (from a claim, write or hold that took every seat).
     pub current_hold: Option<String>,
+    /// Its application was told it has its seats (the `held` condition).
+    pub holding: bool,
+    /// Its last attempt failed with 40001, 40P01 or 55P03, or its hold was busy (`failed`).
+    pub retry: bool,
+    /// In the open transaction: whether every claim, write and book took all its seats
+    /// (`None`: there was none).
+    pub tx_took: Option<bool>,
+    /// In the open transaction: a statement met 40001, 40P01 or 55P03.
+    pub tx_retryable: bool,
+    /// Inside a transaction whose `begin` was skipped by its condition.
+    pub skipping: bool,
 }
 
 /// An operation in flight.
@@ -83,6 +117,7 @@ impl Clients {
             {
                 if let Some(i) = schedule.actor_index(holder) {
                     actors[i].current_hold = Some(sql::initial_hold(holder));
+                    actors[i].holding = true;
                 }
             }
         }
@@ -112,10 +147,39 @@ impl Clients {
         }
     }
 
+    /// Whether operation `op_index` of `actor`'s program runs, when it is the next one: its
+    /// condition holds (see the module's rules). False means it answers `skipped`.
+    pub fn runs(&self, schedule: &Schedule, actor: usize, op_index: usize) -> bool {
+        self.unmet(schedule, actor, op_index).is_none()
+    }
+
+    /// The condition of operation `op_index` of `actor`'s program, when it is the next one, if
+    /// it does not hold; `None` if the operation runs.
+    pub fn unmet(&self, schedule: &Schedule, actor: usize, op_index: usize) -> Option<Condition> {
+        let a = &self.actors[actor];
+        let condition = schedule.actors()[actor].condition(op_index);
+        if a.skipping {
+            return Some(condition);
+        }
+        if a.in_tx {
+            // Decided at its begin.
+            return None;
+        }
+        let holds = match condition {
+            Condition::Always => true,
+            Condition::Held => a.holding,
+            Condition::Failed => a.retry,
+        };
+        (!holds).then_some(condition)
+    }
+
     /// Decides how `actor`'s next operation is carried out. The caller must have checked that
     /// the actor has a next operation and nothing in flight.
     pub fn prepare(&mut self, schedule: &Schedule, actor: usize) -> Action {
         let a = &self.actors[actor];
+        if !self.runs(schedule, actor, a.next) {
+            return Action::Done(StepResult::Skipped);
+        }
         let op = &schedule.actors()[actor].program[a.next];
         match op {
             Op::Write { seats, .. } | Op::Book { seats } if remembers_taken(a, seats) => {
@@ -219,15 +283,37 @@ impl Clients {
     ) {
         let name = &schedule.actors()[actor].name;
         let op = &schedule.actors()[actor].program[op_index];
+        if *result == StepResult::Skipped && !self.runs(schedule, actor, op_index) {
+            // Its condition did not hold: nothing was sent, nothing is learnt.
+            let a = &mut self.actors[actor];
+            a.in_flight = None;
+            match op {
+                Op::Begin { .. } => a.skipping = true,
+                Op::Commit | Op::Rollback => a.skipping = false,
+                _ => {}
+            }
+            return;
+        }
         let new_hold = sql::hold_id(name, op_index, op);
         let a = &mut self.actors[actor];
         a.in_flight = None;
+        let retryable = is_retryable(result);
+        if a.in_tx {
+            a.tx_retryable |= retryable;
+        }
         match op {
             Op::Begin { .. } if !result.is_error() => {
                 a.in_tx = true;
                 a.failed = false;
+                a.tx_took = None;
+                a.tx_retryable = false;
             }
             Op::Commit | Op::Rollback => {
+                let committed = matches!(op, Op::Commit) && matches!(result, StepResult::Ok { .. });
+                if let Some(took) = a.tx_took.take() {
+                    a.holding = committed && took;
+                }
+                a.retry = std::mem::take(&mut a.tx_retryable);
                 a.in_tx = false;
                 a.failed = false;
             }
@@ -244,14 +330,30 @@ impl Clients {
                     }
                 }
             }
-            Op::Hold { .. }
-                if *result
+            Op::Hold { .. } => {
+                let held = *result
                     == (StepResult::Answer {
                         answer: Answer::Held,
-                    }) =>
-            {
-                a.current_hold = Some(new_hold);
+                    });
+                if held {
+                    a.current_hold = Some(new_hold);
+                }
+                a.holding = held;
+                a.retry = retryable
+                    || *result
+                        == (StepResult::Answer {
+                            answer: Answer::Busy,
+                        });
             }
+            Op::Confirm { .. } => match result {
+                StepResult::Answer {
+                    answer: Answer::Issued | Answer::Duplicate,
+                } => a.holding = true,
+                StepResult::Answer {
+                    answer: Answer::RefundDue,
+                } => a.holding = false,
+                _ => {}
+            },
             Op::RedisHold { seats } => {
                 let held = *result
                     == (StepResult::Answer {
@@ -271,6 +373,7 @@ impl Clients {
                 if held {
                     a.current_hold = Some(new_hold);
                 }
+                a.holding = held;
             }
             Op::RedisRelease
                 if *result
@@ -283,6 +386,26 @@ impl Clients {
             }
             Op::Advance { minutes } if !result.is_error() => self.clock += minutes,
             _ => {}
+        }
+        if matches!(op, Op::Release | Op::RedisRelease) {
+            a.holding = false;
+        }
+        if op.takes_seats() && !op.is_one_call() {
+            // A claim, write or book: it took every seat it named, or it was refused.
+            let took = match (op, result) {
+                (Op::Book { .. }, StepResult::Ok { .. }) => true,
+                (_, StepResult::Ok { rows: Some(n) }) => *n as usize == op.seats().len(),
+                _ => false,
+            };
+            if a.in_tx {
+                a.tx_took = Some(a.tx_took.unwrap_or(true) && took);
+            } else {
+                a.holding = took;
+            }
+        }
+        if op.is_statement() && !a.in_tx {
+            // A statement of its own is an attempt of its own.
+            a.retry = retryable;
         }
         if result.is_error() && a.in_tx {
             a.failed = true;
@@ -301,6 +424,12 @@ impl Clients {
             Some(PayOutcome::Succeeds | PayOutcome::Unknown)
         )
     }
+}
+
+/// An error worth retrying the attempt for: a serialization failure (40001), a deadlock
+/// (40P01), a lock not available (55P03).
+pub fn is_retryable(result: &StepResult) -> bool {
+    matches!(result, StepResult::Error { code, .. } if matches!(code.as_str(), "40001" | "40P01" | "55P03"))
 }
 
 fn remembers_taken(a: &ActorState, seats: &[String]) -> bool {

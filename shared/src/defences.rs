@@ -1,6 +1,10 @@
-//! The defences: named presets that generate a buyer's program for some seats.
+//! The defences: named presets that generate a buyer's program for some seats. They behave
+//! like applications: they pay and confirm only while they hold their seats (`if: held`), and
+//! the `_retry` variants write their transaction again under `if: failed`, a bounded retry
+//! after 40001, 40P01 or 55P03 (a variant of its own, as one retry doubles a program's length
+//! and multiplies its interleavings).
 
-use crate::schedule::{Isolation, Op, SeatStatus, Wait};
+use crate::schedule::{Condition, Isolation, Op, SeatStatus, Wait};
 
 /// Every defence name, in the order the page offers them.
 pub const NAMES: &[&str] = &[
@@ -12,6 +16,9 @@ pub const NAMES: &[&str] = &[
     "lock_row",
     "lock_nowait",
     "skip_locked",
+    "repeatable_read_retry",
+    "serializable_retry",
+    "lock_nowait_retry",
     "unique_constraint",
     "hold_confirm",
     "expiry_only",
@@ -32,6 +39,15 @@ pub fn summary(name: &str) -> Option<&'static str> {
         "atomic_update" => "one conditional UPDATE that takes the seat only if it is still free",
         "lock_row" => "lock the row with SELECT … FOR UPDATE, then write",
         "lock_nowait" => "lock every seat with FOR UPDATE NOWAIT: all of them or none",
+        "repeatable_read_retry" => {
+            "the REPEATABLE READ transaction, tried once more if it fails with 40001 or 40P01"
+        }
+        "serializable_retry" => {
+            "the SERIALIZABLE transaction, tried once more if it fails with 40001 or 40P01"
+        }
+        "lock_nowait_retry" => {
+            "lock every seat with FOR UPDATE NOWAIT, and try once more if they were busy (55P03)"
+        }
         "skip_locked" => "lock with FOR UPDATE SKIP LOCKED, then write what was not skipped",
         "unique_constraint" => "read, then insert the ticket: the unique key refuses a second one",
         "hold_confirm" => {
@@ -55,8 +71,43 @@ pub fn summary(name: &str) -> Option<&'static str> {
     })
 }
 
-/// The program of defence `name` for `seats`, or `None` for an unknown name.
-pub fn program(name: &str, seats: &[String]) -> Option<Vec<Op>> {
+/// The program of defence `name` for `seats` with each operation's condition, or `None` for
+/// an unknown name.
+pub fn program(name: &str, seats: &[String]) -> Option<(Vec<Op>, Vec<Condition>)> {
+    if let Some(first) = name.strip_suffix("_retry") {
+        if !RETRYING.contains(&first) {
+            return None;
+        }
+        let (attempt, _) = program(first, seats)?;
+        let mut conditions = vec![Condition::Always; attempt.len()];
+        conditions.extend(vec![Condition::Failed; attempt.len()]);
+        return Some(([attempt.clone(), attempt].concat(), conditions));
+    }
+    let ops = ops(name, seats)?;
+    // A buyer pays and confirms only while it holds its seats, and books only what it paid
+    // for: a refused one does neither.
+    let mut paid = false;
+    let conditions = ops
+        .iter()
+        .map(|op| match op {
+            Op::Pay { .. } => {
+                paid = true;
+                Condition::Held
+            }
+            Op::Confirm { .. } => Condition::Held,
+            Op::Book { .. } | Op::Write { .. } if paid => Condition::Held,
+            _ => Condition::Always,
+        })
+        .collect();
+    Some((ops, conditions))
+}
+
+/// The defences that have a `_retry` variant: one transaction that can fail in a way worth
+/// retrying.
+const RETRYING: &[&str] = &["repeatable_read", "serializable", "lock_nowait"];
+
+/// The operations of defence `name` (without `_retry`).
+fn ops(name: &str, seats: &[String]) -> Option<Vec<Op>> {
     let seats = seats.to_vec();
     let read = || Op::Read {
         seats: seats.clone(),
@@ -166,11 +217,13 @@ mod tests {
     fn every_named_defence_has_a_program_and_a_summary() {
         for name in NAMES {
             assert!(
-                program(name, &["A7".to_string()]).is_some_and(|p| !p.is_empty()),
+                program(name, &["A7".to_string()])
+                    .is_some_and(|(p, c)| !p.is_empty() && p.len() == c.len()),
                 "{name}"
             );
             assert!(summary(name).is_some(), "{name}");
         }
         assert!(program("optimism", &["A7".to_string()]).is_none());
+        assert!(program("check_then_act_retry", &["A7".to_string()]).is_none());
     }
 }

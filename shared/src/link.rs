@@ -57,11 +57,9 @@ impl View {
         let same = base.is_some_and(|base| {
             base.scenario() == schedule.scenario()
                 && base.actors().len() == schedule.actors().len()
-                && base
-                    .actors()
-                    .iter()
-                    .zip(schedule.actors())
-                    .all(|(a, b)| a.name == b.name && a.program == b.program)
+                && base.actors().iter().zip(schedule.actors()).all(|(a, b)| {
+                    a.name == b.name && a.program == b.program && a.conditions == b.conditions
+                })
         });
         View {
             chapter,
@@ -343,7 +341,9 @@ fn compact_file(schedule: &Schedule) -> ScheduleFile {
         else {
             continue;
         };
-        if defences::program(defence, seats).as_ref() != Some(&actor.program) {
+        if defences::program(defence, seats)
+            != Some((actor.program.clone(), actor.conditions.clone()))
+        {
             continue;
         }
         let default = first_seat.as_slice();

@@ -328,6 +328,31 @@ impl Op {
         matches!(self, Op::RedisHold { .. } | Op::RedisRelease)
     }
 
+    /// Can get the actor seats: a hold (in the database or in Redis), a claim, a write, a
+    /// ticket.
+    pub fn takes_seats(&self) -> bool {
+        matches!(
+            self,
+            Op::Hold { .. }
+                | Op::RedisHold { .. }
+                | Op::Claim { .. }
+                | Op::Write { .. }
+                | Op::Book { .. }
+        )
+    }
+
+    /// A statement that can run inside a transaction or, outside one, as one of its own.
+    pub fn is_statement(&self) -> bool {
+        matches!(
+            self,
+            Op::Read { .. }
+                | Op::Lock { .. }
+                | Op::Write { .. }
+                | Op::Claim { .. }
+                | Op::Book { .. }
+        )
+    }
+
     pub fn is_clock_op(&self) -> bool {
         matches!(self, Op::Advance { .. } | Op::Sweep)
     }
@@ -556,7 +581,8 @@ impl Schedule {
                     let ops = a
                         .program
                         .iter()
-                        .map(|op| serde_json::to_value(op).expect("ops serialise"))
+                        .enumerate()
+                        .map(|(i, op)| op_value(op, a.condition(i)))
                         .collect();
                     (a.name.clone(), ProgramSpec::Ops(ops))
                 })
@@ -574,6 +600,20 @@ impl Schedule {
     pub fn set_expect(&mut self, expect: Option<Expect>) {
         self.expect = expect;
     }
+}
+
+/// An operation as a file writes it, with its `"if"` unless it always runs.
+pub fn op_value(op: &Op, condition: Condition) -> serde_json::Value {
+    let mut value = serde_json::to_value(op).expect("ops serialise");
+    if condition != Condition::Always {
+        if let Some(o) = value.as_object_mut() {
+            o.insert(
+                "if".to_string(),
+                serde_json::to_value(condition).expect("conditions serialise"),
+            );
+        }
+    }
+    value
 }
 
 fn parse_scenario(mut scenario: Scenario) -> Result<Scenario, ScheduleError> {
@@ -686,17 +726,20 @@ fn parse_actor(
     seat_ids: &[&str],
 ) -> Result<Actor, ScheduleError> {
     let field = format!("actors.{name}");
-    let (raw, defence) = match spec {
+    let (raw, written, defence) = match spec {
         ProgramSpec::Ops(values) => {
             let mut ops = Vec::with_capacity(values.len());
-            for (i, value) in values.into_iter().enumerate() {
-                ops.push(parse_op(&format!("{field}[{i}]"), value)?);
+            let mut conditions = Vec::with_capacity(values.len());
+            for (i, mut value) in values.into_iter().enumerate() {
+                let at = format!("{field}[{i}]");
+                conditions.push(take_condition(&at, name, &mut value)?);
+                ops.push(parse_op(&at, value)?);
             }
-            (ops, None)
+            (ops, conditions, None)
         }
         ProgramSpec::Defence { defence, seats } => {
             let seats = seats.unwrap_or_else(|| vec![scenario.seats[0].id.clone()]);
-            let ops = defences::program(&defence, &seats).ok_or_else(|| {
+            let (ops, conditions) = defences::program(&defence, &seats).ok_or_else(|| {
                 ScheduleError::new(
                     format!("{field}.defence"),
                     format!(
@@ -705,7 +748,8 @@ fn parse_actor(
                     ),
                 )
             })?;
-            (ops, Some(defence))
+            let conditions = conditions.into_iter().map(Some).collect();
+            (ops, conditions, Some(defence))
         }
     };
     if raw.len() > MAX_OPS_PER_ACTOR {
@@ -718,10 +762,12 @@ fn parse_actor(
         ));
     }
     let mut program = Vec::with_capacity(raw.len());
+    let mut conditions = Vec::with_capacity(raw.len());
     let mut in_tx = false;
-    for (i, mut op) in raw.into_iter().enumerate() {
+    for (i, (mut op, written)) in raw.into_iter().zip(written).enumerate() {
         let at = format!("{field}[{i}]");
         check_op(&at, name, &mut op, seat_ids, in_tx)?;
+        let condition = check_condition(&at, name, &op, written, &program, &conditions, scenario)?;
         if op == Op::RedisRelease && !program.iter().any(|o| matches!(o, Op::RedisHold { .. })) {
             return Err(ScheduleError::new(
                 format!("{at}.op"),
@@ -734,13 +780,138 @@ fn parse_actor(
             _ => {}
         }
         program.push(op);
+        conditions.push(condition);
     }
     Ok(Actor {
         name: name.to_string(),
-        conditions: vec![Condition::Always; program.len()],
+        conditions,
         program,
         defence,
     })
+}
+
+/// Takes an operation's `"if"` out of its JSON (the op itself is parsed without it): `None`
+/// when it gives none.
+fn take_condition(
+    field: &str,
+    actor: &str,
+    value: &mut serde_json::Value,
+) -> Result<Option<Condition>, ScheduleError> {
+    let Some(raw) = value.as_object_mut().and_then(|o| o.remove("if")) else {
+        return Ok(None);
+    };
+    match raw.as_str() {
+        Some("held") => Ok(Some(Condition::Held)),
+        Some("failed") => Ok(Some(Condition::Failed)),
+        _ => Err(ScheduleError::new(
+            format!("{field}.if"),
+            format!(
+                "{raw} is not a condition: write \"held\" (run only while {actor} holds its seats), \"failed\" (run only after {actor}'s last attempt failed with 40001, 40P01 or 55P03, or its hold answered busy), or leave \"if\" out to always run it"
+            ),
+        )),
+    }
+}
+
+/// The condition of `op`, the next operation of a program that so far is `program` with
+/// `conditions`: the one written (`None`: none), checked. Inside a transaction every
+/// operation runs or is skipped with its `begin`, so it carries the begin's condition
+/// (written again or left out); a condition needs something earlier for it to test.
+fn check_condition(
+    field: &str,
+    actor: &str,
+    op: &Op,
+    written: Option<Condition>,
+    program: &[Op],
+    conditions: &[Condition],
+    scenario: &Scenario,
+) -> Result<Condition, ScheduleError> {
+    let at = format!("{field}.if");
+    let open_begin = program
+        .iter()
+        .rposition(|o| matches!(o, Op::Begin { .. }))
+        .filter(|&b| {
+            !program[b..]
+                .iter()
+                .any(|o| matches!(o, Op::Commit | Op::Rollback))
+        });
+    if let Some(b) = open_begin {
+        let inherited = conditions[b];
+        return match written {
+            Some(c) if c != inherited => Err(ScheduleError::new(
+                at,
+                format!(
+                    "inside a transaction every operation runs or is skipped with its begin (actors.{actor}[{b}]), whose condition is {}: give this {} the same \"if\" or none",
+                    condition_words(inherited),
+                    op.name(),
+                ),
+            )),
+            _ => Ok(inherited),
+        };
+    }
+    let Some(condition) = written else {
+        return Ok(Condition::Always);
+    };
+    if op.is_clock_op() {
+        return Err(ScheduleError::new(
+            at,
+            format!("the clock's {} always runs: remove \"if\"", op.name()),
+        ));
+    }
+    match condition {
+        Condition::Always => {}
+        Condition::Held => {
+            let held_at_start = scenario
+                .seats
+                .iter()
+                .any(|s| s.holder.as_deref() == Some(actor) && s.status != SeatStatus::Available);
+            if !held_at_start && !program.iter().any(Op::takes_seats) {
+                return Err(ScheduleError::new(
+                    at,
+                    format!(
+                        "\"if\": \"held\" on a {} that nothing before it could have got seats for: put a hold, redis_hold, claim, write or book before it, or remove \"if\"",
+                        op.name()
+                    ),
+                ));
+            }
+        }
+        Condition::Failed => {
+            let mut in_tx = false;
+            let attempted = program.iter().any(|o| {
+                let ends = match o {
+                    Op::Begin { .. } => {
+                        in_tx = true;
+                        false
+                    }
+                    Op::Commit | Op::Rollback => {
+                        in_tx = false;
+                        true
+                    }
+                    Op::Hold { .. } => true,
+                    o => o.is_statement() && !in_tx,
+                };
+                ends
+            });
+            if !attempted {
+                return Err(ScheduleError::new(
+                    at,
+                    format!(
+                        "\"if\": \"failed\" on a {} with no earlier attempt that could fail: a retry comes after a transaction (begin … commit), a statement of its own or a hold; put the first attempt before it, or remove \"if\"",
+                        op.name()
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(condition)
+}
+
+/// A condition in a few words, as the errors say it.
+fn condition_words(condition: Condition) -> &'static str {
+    match condition {
+        Condition::Always => "none (it always runs)",
+        Condition::Held => "\"held\"",
+        Condition::Failed => "\"failed\"",
+    }
 }
 
 fn parse_op(field: &str, value: serde_json::Value) -> Result<Op, ScheduleError> {

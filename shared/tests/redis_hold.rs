@@ -48,12 +48,20 @@ fn set_nx_gives_the_key_to_one_phone_and_refuses_the_other_while_it_lives() {
     let o = outcome(&s);
     assert_eq!(
         o.steps(),
-        ["held", "unavailable", "ok", "ok:1", "ok", "skipped", "ok"]
+        [
+            "held",
+            "unavailable",
+            "ok",
+            "ok:1",
+            "skipped",
+            "skipped",
+            "ok"
+        ]
     );
     assert_eq!(told(&o, "C3"), ["p1"]);
     assert!(!o.verdict.double_booked);
-    // p2 paid for nothing it was given: the refund is owed.
-    assert_eq!(o.verdict.refund_due, ["p2"]);
+    // p2 was refused the hold: it neither pays nor books (`if: held`), so no refund is owed.
+    assert!(o.verdict.refund_due.is_empty());
 }
 
 #[test]

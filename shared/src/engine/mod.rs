@@ -49,13 +49,13 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::client::{Action, ActorState, Clients};
-use crate::outcome::{EntryTrace, Trace};
+use crate::outcome::{EntryTrace, StepResult, Trace};
 use crate::schedule::{Op, Schedule, ScheduleError};
 
 use locks::Locks;
 use mvcc::{Db, TxId};
 use ssi::Ssi;
-use stmt::Running;
+use stmt::{Facts, Running};
 use trace::{Events, Log, View};
 
 pub(crate) use names::{title as capitalise, Names};
@@ -163,6 +163,11 @@ fn copy_clients(to: &mut Clients, from: &Clients) {
             tx_clock,
             remembered,
             current_hold,
+            holding,
+            retry,
+            tx_took,
+            tx_retryable,
+            skipping,
         } = t;
         *next = f.next;
         in_flight.clone_from(&f.in_flight);
@@ -171,6 +176,11 @@ fn copy_clients(to: &mut Clients, from: &Clients) {
         *tx_clock = f.tx_clock;
         copy_map(remembered, &f.remembered);
         current_hold.clone_from(&f.current_hold);
+        *holding = f.holding;
+        *retry = f.retry;
+        *tx_took = f.tx_took;
+        *tx_retryable = f.tx_retryable;
+        *skipping = f.skipping;
     }
     let have = to.actors.len();
     to.actors.extend_from_slice(&from.actors[have..]);
@@ -266,7 +276,11 @@ impl<'s> Engine<'s> {
         // statement that `prepare` would build is not asked for (nor is it for a write or a
         // book that the client will send: building its SQL costs more than the model's step).
         let op = &self.schedule.actors()[actor].program[op_index];
+        // An operation whose condition does not hold is not sent (`Clients::prepare` says
+        // `Skipped` exactly then).
+        let unmet = self.clients.unmet(self.schedule, actor, op_index);
         let decided = match op {
+            _ if unmet.is_some() => Some(StepResult::Skipped),
             Op::Write { seats, .. } | Op::Book { seats }
                 if !remembers_taken(&self.clients.actors[actor], seats) =>
             {
@@ -295,7 +309,9 @@ impl<'s> Engine<'s> {
             Some(result) => {
                 self.clients
                     .answered(self.schedule, actor, op_index, &result, &[]);
-                ev.done(actor, (k, op_index), result, Vec::new(), Default::default());
+                let mut facts = Facts::default();
+                facts.unmet = unmet;
+                ev.done(actor, (k, op_index), result, Vec::new(), facts);
             }
             None => self.send(actor, op_index, k, &cx, &mut ev),
         }

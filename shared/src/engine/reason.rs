@@ -3,7 +3,7 @@
 //! no rows"). Written from what the entry's trace node recorded, so it can be rendered late.
 
 use crate::outcome::{Answer, SeenRow, StepResult};
-use crate::schedule::{Op, PayOutcome, Schedule, SeatStatus};
+use crate::schedule::{Condition, Op, PayOutcome, Schedule, SeatStatus};
 
 use super::locks::WaitOn;
 use super::names::{title, Names};
@@ -104,6 +104,34 @@ fn waiting(e: &Cx<'_>, node: &Node) -> String {
     }
 }
 
+/// Why an operation whose condition did not hold was not sent, as a verb phrase.
+fn unmet(e: &Cx<'_>, op: &Op, d: &Done) -> String {
+    let actor = &e.schedule.actors()[d.actor];
+    let what = match op {
+        Op::Pay { .. } => "does not pay".to_string(),
+        Op::Confirm { .. } => "sends no confirmation".to_string(),
+        op => format!("skips the {}", op.name()),
+    };
+    let attempt = actor.condition(d.op_index) == Condition::Failed;
+    let in_skipped_tx = !matches!(op, Op::Begin { .. })
+        && actor.program[..d.op_index]
+            .iter()
+            .rposition(|o| matches!(o, Op::Begin { .. }))
+            .is_some_and(|b| {
+                !actor.program[b..d.op_index]
+                    .iter()
+                    .any(|o| matches!(o, Op::Commit | Op::Rollback))
+            });
+    match (attempt, in_skipped_tx) {
+        (true, true) => format!("{what}: the retry it belongs to is not needed"),
+        (true, false) => format!(
+            "{what}: its last attempt did not fail with 40001, 40P01 or 55P03, so there is nothing to retry"
+        ),
+        (false, true) => format!("{what}: the transaction it belongs to did not start"),
+        (false, false) => format!("{what}: it was not told it has its seats"),
+    }
+}
+
 /// What an operation did, as a verb phrase (no subject).
 fn phrase(e: &Cx<'_>, op: &Op, d: &Done) -> String {
     let seats = |fact: fn(&Fact) -> bool| -> Vec<String> {
@@ -114,6 +142,7 @@ fn phrase(e: &Cx<'_>, op: &Op, d: &Done) -> String {
             .collect()
     };
     match (&d.result, op) {
+        (StepResult::Skipped, _) if d.facts.unmet.is_some() => unmet(e, op, d),
         (StepResult::Skipped, _) => format!(
             "skips the {}: it remembers {} as taken",
             op.name(),
@@ -127,6 +156,14 @@ fn phrase(e: &Cx<'_>, op: &Op, d: &Done) -> String {
             op.name(),
             error_words(code, message)
         ),
+        (_, Op::Begin { isolation })
+            if e.schedule.actors()[d.actor].condition(d.op_index) == Condition::Failed =>
+        {
+            format!(
+                "tries again: its last attempt failed, so it begins a new {} transaction",
+                isolation.as_sql().to_uppercase()
+            )
+        }
         (_, Op::Begin { isolation }) => {
             format!("begins a {} transaction", isolation.as_sql().to_uppercase())
         }

@@ -2,7 +2,7 @@
 //! line), the kinds of statement that visit rows, and the errors they end with.
 
 use crate::outcome::StepResult;
-use crate::schedule::{SeatStatus, Wait};
+use crate::schedule::{Condition, SeatStatus, Wait};
 
 use super::mvcc::{SeatVal, Snap, TxId, VerId};
 
@@ -78,6 +78,8 @@ pub(crate) struct Facts {
     recheck: u64,
     /// Two bits per seat: the status seen, for `NoMatch` and `Recheck`.
     status: u128,
+    /// Not sent: the operation's condition (`"if"`) did not hold.
+    pub unmet: Option<Condition>,
 }
 
 impl Facts {
