@@ -1,6 +1,7 @@
 //! Random schedules against real PostgreSQL: programs of two or three buyers (and sometimes the
 //! clock) over two or three seats, drawn from a fixed seed, each in a random feasible order,
-//! run in the model and on PostgreSQL. The outcomes must be identical. Orders the model marks
+//! run in the model and on PostgreSQL; some programs retry their attempt under
+//! `"if": "failed"` or pay only `"if": "held"`. The outcomes must be identical. Orders the model marks
 //! as a race between sessions PostgreSQL woke together (`Engine::races`) are left out: there
 //! the real server may go either way. `RANDOM_SCHEDULES` (default 150) and
 //! `RANDOM_SCHEDULES_SEED` run more, or others.
@@ -12,6 +13,7 @@ use serde_json::{json, Value};
 use shared::assess::{assess, compare};
 use shared::engine::Engine;
 use shared::outcome::StepResult;
+use shared::schedule::Condition;
 use shared::Schedule;
 use sqlx::postgres::PgPoolOptions;
 
@@ -82,23 +84,59 @@ fn one_call(rng: &mut Rng, seats: &[&str]) -> Value {
     }
 }
 
+/// A program: one attempt (a transaction, or statements of their own), sometimes written again
+/// as a retry under `"if": "failed"`, then a few one-call operations, some of them only
+/// `"if": "held"` (a buyer that pays only for what it holds) or `"failed"` (a hold retried).
 fn program(rng: &mut Rng, seats: &[&str]) -> Vec<Value> {
-    let mut ops = Vec::new();
+    let mut attempt = Vec::new();
     let in_tx = rng.chance(70);
     if in_tx {
-        ops.push(json!({ "op": "begin",
+        attempt.push(json!({ "op": "begin",
             "isolation": rng.pick(&["read committed", "repeatable read", "serializable"]) }));
     }
-    for _ in 0..1 + rng.below(4) {
-        ops.push(statement(rng, seats));
+    for _ in 0..1 + rng.below(if in_tx { 4 } else { 2 }) {
+        attempt.push(statement(rng, seats));
     }
     if in_tx {
-        ops.push(json!({ "op": if rng.chance(80) { "commit" } else { "rollback" } }));
+        attempt.push(json!({ "op": if rng.chance(80) { "commit" } else { "rollback" } }));
+    }
+    let mut ops = attempt.clone();
+    if rng.chance(30) {
+        // The retry: the attempt again, its condition on the begin alone (the rest of the
+        // transaction shares it) or on every operation.
+        let every = !in_tx || rng.chance(50);
+        for (i, op) in attempt.into_iter().enumerate() {
+            ops.push(conditioned(op, (i == 0 || every).then_some("failed")));
+        }
     }
     for _ in 0..rng.below(3) {
-        ops.push(one_call(rng, seats));
+        let op = one_call(rng, seats);
+        let takes = |o: &Value| {
+            matches!(
+                o["op"].as_str(),
+                Some("hold" | "redis_hold" | "claim" | "write" | "book")
+            )
+        };
+        let condition = match op["op"].as_str() {
+            Some("pay" | "confirm" | "release") if ops.iter().any(takes) && rng.chance(60) => {
+                Some("held")
+            }
+            Some("hold") if ops.iter().any(|o| o["op"] == "hold") && rng.chance(50) => {
+                Some("failed")
+            }
+            _ => None,
+        };
+        ops.push(conditioned(op, condition));
     }
     ops
+}
+
+/// `op` with `"if": condition`, if there is one.
+fn conditioned(mut op: Value, condition: Option<&str>) -> Value {
+    if let Some(c) = condition {
+        op["if"] = json!(c);
+    }
+    op
 }
 
 /// A random schedule file, without its order.
@@ -196,7 +234,7 @@ async fn random_schedules_run_identically_in_the_model_and_on_postgres() {
                     .map(|t| assess(&schedule, t))
                     .map_err(|e| format!("the executor failed: {e}"));
                 let (differences, seen) = match (simulated, real) {
-                    (Ok(s), Ok(r)) => (compare(&s, &r), what_happened(&r)),
+                    (Ok(s), Ok(r)) => (compare(&s, &r), what_happened(&schedule, &r)),
                     (s, r) => (vec![format!("{:?} / {:?}", s.err(), r.err())], Vec::new()),
                 };
                 let failure = (!differences.is_empty())
@@ -225,7 +263,17 @@ async fn random_schedules_run_identically_in_the_model_and_on_postgres() {
     // What the schedules went through, so that a change of the generator that stops reaching
     // waits, deadlocks or serialization failures shows.
     eprintln!("random schedules: {count} (seed {seed}) identical in the model and on PostgreSQL; {tally:?}");
-    for wanted in ["a wait", "23505", "40001", "55P03", "25P02"] {
+    let wanted = [
+        "a wait",
+        "23505",
+        "40001",
+        "55P03",
+        "25P02",
+        "a retry ran",
+        "ran while held",
+        "a condition skipped it",
+    ];
+    for wanted in wanted {
         assert!(
             tally.contains_key(wanted),
             "no random schedule reached {wanted}: the generator no longer covers it"
@@ -233,12 +281,28 @@ async fn random_schedules_run_identically_in_the_model_and_on_postgres() {
     }
 }
 
-/// What a run went through: "a wait" if a statement waited, and each SQLSTATE it raised.
-fn what_happened(outcome: &shared::Outcome) -> Vec<String> {
+/// What a run went through: "a wait" if a statement waited, each SQLSTATE it raised, and
+/// whether a conditional operation ran ("a retry ran", "ran while held") or was skipped.
+fn what_happened(schedule: &Schedule, outcome: &shared::Outcome) -> Vec<String> {
     let mut seen = BTreeSet::new();
     for e in &outcome.entries {
         if !e.trace.waited_for.is_empty() {
             seen.insert("a wait".to_string());
+        }
+        let actor = schedule.actor_index(&e.trace.actor).map(|a| &schedule.actors()[a]);
+        let condition = actor.map_or(Condition::Always, |a| a.condition(e.trace.op_index));
+        let skipped = e.trace.result == Some(StepResult::Skipped);
+        match (condition, skipped) {
+            (Condition::Always, _) => {}
+            (Condition::Held, false) => {
+                seen.insert("ran while held".to_string());
+            }
+            (Condition::Failed, false) => {
+                seen.insert("a retry ran".to_string());
+            }
+            (_, true) => {
+                seen.insert("a condition skipped it".to_string());
+            }
         }
         if let Some(StepResult::Error { code, .. }) = &e.trace.result {
             seen.insert(code.clone());

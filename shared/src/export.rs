@@ -19,7 +19,7 @@ pub use psql::{psql_scripts, psql_scripts_in};
 use crate::client::{Action, Clients};
 use crate::explain;
 use crate::outcome::{Entry, Outcome, StepResult};
-use crate::schedule::{Actor, Expect, FinalSeat, Op, Schedule, SeatStatus, Wait};
+use crate::schedule::{Actor, Condition, Expect, FinalSeat, Op, Schedule, SeatStatus, Wait};
 use crate::sql::{self, Param, Statement};
 
 /// The schema the exports create and drop: nothing else of the database is touched.
@@ -137,6 +137,8 @@ struct Sent<'a> {
     statement: Option<Statement>,
     /// The Redis command of a Redis op (Redis is simulated: it is shown, never sent).
     redis: Option<String>,
+    /// Not sent because its condition (`"if"`) did not hold in this order.
+    unmet: Option<Condition>,
     /// What it did, from the outcome.
     entry: Option<&'a Entry>,
 }
@@ -198,7 +200,8 @@ fn plan_upto<'a>(
             break;
         }
         let op = &actor.program[state.next];
-        let redis = clients.redis_command(schedule, a);
+        let unmet = clients.unmet(schedule, a, state.next);
+        let redis = clients.redis_command(schedule, a).filter(|_| unmet.is_none());
         let statement = match clients.prepare(schedule, a) {
             Action::Send(st) => Some(st),
             Action::Done(_) => None,
@@ -218,6 +221,7 @@ fn plan_upto<'a>(
             op,
             statement,
             redis,
+            unmet,
             entry,
         });
     }
@@ -325,6 +329,19 @@ fn what(actor: &str, op: &Op) -> String {
         Op::RedisRelease => format!("{actor} deletes its Redis hold"),
         Op::Advance { minutes } => format!("the clock moves {minutes} minutes"),
         Op::Sweep => "the sweeper frees the holds that ran out".to_string(),
+    }
+}
+
+/// Why an entry whose condition did not hold sent nothing, for the comments of the scripts.
+fn unmet_words(sent: &Sent<'_>, condition: Condition) -> String {
+    let name = &sent.actor.name;
+    match condition {
+        Condition::Failed => format!(
+            "Skipped: a retry, and {name}'s last attempt did not fail with 40001, 40P01 or 55P03, so {name} does not try again."
+        ),
+        _ => format!(
+            "Skipped: {name} does this only while it holds its seats (\"if\": \"held\"), and it was not told it has them."
+        ),
     }
 }
 

@@ -9,7 +9,9 @@ mod tester;
 
 use std::collections::BTreeSet;
 
-use super::{plan, quote_ident, session_settings, setup_sql, step_heading, what, Sent, SCHEMA};
+use super::{
+    plan, quote_ident, session_settings, setup_sql, step_heading, unmet_words, what, Sent, SCHEMA,
+};
 use crate::explain;
 use crate::outcome::{Outcome, StepResult};
 use crate::schedule::{Op, Schedule};
@@ -176,10 +178,15 @@ impl Spec<'_, '_> {
                 write(&mut out, item);
             }
             if s.statement.is_none() {
+                let why = match s.unmet {
+                    Some(condition) => unmet_words(s, condition),
+                    None => "nothing is sent".to_string(),
+                };
                 out.push_str(&format!(
-                    "  # {}: {} (nothing is sent)\n",
+                    "  # {}: {} ({})\n",
                     step_heading(self.plan, s.k, self.schedule.order().len()),
-                    what(&s.actor.name, s.op)
+                    what(&s.actor.name, s.op),
+                    why.trim_end_matches('.')
                 ));
             }
         }

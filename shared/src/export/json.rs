@@ -103,6 +103,7 @@ fn ordered_keys(map: &serde_json::Map<String, Value>) -> Vec<&str> {
         "order",
         "expect",
         "op",
+        "if",
         "id",
         "show",
         "hold_minutes",

@@ -3,7 +3,7 @@
 //! PostgreSQL answers to it.
 
 use super::{
-    plan, quote_ident, session_settings, setup_label, setup_sql, step_heading, what, Sent,
+    plan, quote_ident, session_settings, setup_label, setup_sql, step_heading, unmet_words, what, Sent,
 };
 use crate::explain;
 use crate::outcome::{Answer, Outcome, SeenRow, StepResult};
@@ -121,6 +121,9 @@ fn step(plan: &[Sent<'_>], sent: &Sent<'_>, total: usize, outcome: &Outcome) -> 
     );
     let Some(statement) = &sent.statement else {
         let why = match (sent.op, sent.result()) {
+            _ if sent.unmet.is_some() => {
+                unmet_words(sent, sent.unmet.expect("a condition that did not hold"))
+            }
             (Op::Pay { .. }, _) => "No SQL: the payment provider is not the database.".to_string(),
             (op, result) if op.is_redis() => format!(
                 "No SQL: Redis, not the database (simulated in the run). In redis-cli:\n--   {}\n-- Redis answers: {}",
