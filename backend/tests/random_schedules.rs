@@ -289,7 +289,9 @@ fn what_happened(schedule: &Schedule, outcome: &shared::Outcome) -> Vec<String> 
         if !e.trace.waited_for.is_empty() {
             seen.insert("a wait".to_string());
         }
-        let actor = schedule.actor_index(&e.trace.actor).map(|a| &schedule.actors()[a]);
+        let actor = schedule
+            .actor_index(&e.trace.actor)
+            .map(|a| &schedule.actors()[a]);
         let condition = actor.map_or(Condition::Always, |a| a.condition(e.trace.op_index));
         let skipped = e.trace.result == Some(StepResult::Skipped);
         match (condition, skipped) {

@@ -201,7 +201,9 @@ fn plan_upto<'a>(
         }
         let op = &actor.program[state.next];
         let unmet = clients.unmet(schedule, a, state.next);
-        let redis = clients.redis_command(schedule, a).filter(|_| unmet.is_none());
+        let redis = clients
+            .redis_command(schedule, a)
+            .filter(|_| unmet.is_none());
         let statement = match clients.prepare(schedule, a) {
             Action::Send(st) => Some(st),
             Action::Done(_) => None,

@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use crate::outcome::{Answer, Entry, Outcome, StepResult, Tables};
-use crate::schedule::{Op, ProgramSpec, Schedule, ScheduleFile, SeatStatus};
+use crate::schedule::{Condition, Op, ProgramSpec, Schedule, ScheduleFile, SeatStatus};
 
 /// A built-in scenario.
 #[derive(Clone, Debug, Serialize)]
@@ -49,6 +49,8 @@ enum Goal {
     WaitedConfirmIssuedLate,
     /// See a confirm that waited past its hold's deadline owe a refund instead.
     WaitedConfirmRefused,
+    /// See a retry (an operation under `"if": "failed"`) run.
+    RetryRan,
 }
 
 impl BuiltIn {
@@ -135,6 +137,19 @@ impl BuiltIn {
             }
             Goal::WaitedConfirmRefused => {
                 at_end && waited_past_deadline(outcome, Answer::RefundDue)
+            }
+            Goal::RetryRan => {
+                at_end
+                    && entries.iter().any(|e| {
+                        let condition = schedule
+                            .actor_index(&e.trace.actor)
+                            .map(|a| schedule.actors()[a].condition(e.trace.op_index));
+                        condition == Some(Condition::Failed)
+                            && e.trace
+                                .result
+                                .as_ref()
+                                .is_some_and(|r| *r != StepResult::Skipped)
+                    })
             }
         }
     }
@@ -261,6 +276,7 @@ const ALL: &[(&str, u8, &str, &str, Goal, &str)] = &[
     builtin!("ch4-atomic_update", 4, "One atomic write", "Sell A7 twice with a conditional UPDATE.", DoubleBooking),
     builtin!("ch4-lock_row", 4, "Lock the row", "Sell A7 twice with SELECT … FOR UPDATE.", DoubleBooking),
     builtin!("ch4-unique_constraint", 4, "A unique constraint", "Sell A7 twice past the unique key.", DoubleBooking),
+    builtin!("ch4-serializable-retry", 4, "SERIALIZABLE, and try again", "Make Omar's first attempt fail with 40001, and watch his app try once more.", RetryRan),
     builtin!("ch4-late-payment", 4, "The hold and the late payment", "Make Adam's late payment take Omar's seat.", LatePaymentTakesSeat),
     builtin!("ch5-three-buyers", 5, "Sandbox", "Find every order that sells A7 more than once.", DoubleBooking),
 ];

@@ -3,7 +3,8 @@
 //! PostgreSQL answers to it.
 
 use super::{
-    plan, quote_ident, session_settings, setup_label, setup_sql, step_heading, unmet_words, what, Sent,
+    plan, quote_ident, session_settings, setup_label, setup_sql, step_heading, unmet_words, what,
+    Sent,
 };
 use crate::explain;
 use crate::outcome::{Answer, Outcome, SeenRow, StepResult};
