@@ -107,7 +107,8 @@ pub enum StepResult {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         rows: Option<u64>,
     },
-    /// Not sent: the actor remembered one of the seats as taken.
+    /// Not sent: the actor remembered one of the seats as taken, or the operation's condition
+    /// (`"if"`) did not hold.
     Skipped,
     /// A one-call operation's answer.
     Answer { answer: Answer },

@@ -407,7 +407,9 @@ impl ScheduleError {
 /// When an operation of a program runs: always, or only if an earlier answer of its own buyer
 /// says so (an application does not pay for a seat it was refused, and retries a transaction
 /// that failed). An operation whose condition does not hold is `skipped`, so programs keep
-/// their length and every order stays a permutation of the entries.
+/// their length and every order stays a permutation of the entries. Written `"if": "held"` or
+/// `"if": "failed"` on an operation of a file; the exact rules are `client`'s (the module's
+/// documentation), the one place that decides them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Condition {
