@@ -878,20 +878,17 @@ fn check_condition(
         }
         Condition::Failed => {
             let mut in_tx = false;
-            let attempted = program.iter().any(|o| {
-                let ends = match o {
-                    Op::Begin { .. } => {
-                        in_tx = true;
-                        false
-                    }
-                    Op::Commit | Op::Rollback => {
-                        in_tx = false;
-                        true
-                    }
-                    Op::Hold { .. } => true,
-                    o => o.is_statement() && !in_tx,
-                };
-                ends
+            let attempted = program.iter().any(|o| match o {
+                Op::Begin { .. } => {
+                    in_tx = true;
+                    false
+                }
+                Op::Commit | Op::Rollback => {
+                    in_tx = false;
+                    true
+                }
+                Op::Hold { .. } => true,
+                o => o.is_statement() && !in_tx,
             });
             if !attempted {
                 return Err(ScheduleError::new(

@@ -129,7 +129,7 @@ fn a_retry_runs_only_after_a_retryable_failure_and_is_skipped_otherwise() {
             .collect();
         if failed {
             retried += 1;
-            assert_eq!(skipped[0], false, "{order:?}: the retry's begin runs");
+            assert!(!skipped[0], "{order:?}: the retry's begin runs");
         } else {
             not += 1;
             assert!(
