@@ -320,8 +320,8 @@ fn what_issue_7_saw() {
     assert_eq!((w.by.as_str(), w.status), ("first", SeatStatus::Held));
     assert_eq!(
         a12.sentence(),
-        "Seat A12: free; First holds its row lock in an open transaction; Second waits for it, \
-         in that order; First has written HELD and not committed: nobody else sees it yet."
+        "Seat A12: free; First holds its row lock in an open transaction; Second waits for it; \
+         First has written HELD and not committed: nobody else sees it yet."
     );
     // /chapter/4?s=1.4.ch4-unique_constraint.0101.4
     let sold = &at("ch4-unique_constraint", &[0, 1, 0, 1], 4)[0];

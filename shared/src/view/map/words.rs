@@ -175,17 +175,14 @@ impl MapSeat {
                 display_name(who)
             ));
         }
-        if !self.queue.is_empty() {
-            let verb = if self.queue.len() == 1 {
-                "waits"
-            } else {
-                "wait"
-            };
-            let queue: Vec<String> = self.queue.iter().map(|a| display_name(a)).collect();
-            parts.push(format!(
-                "{} {verb} for it, in that order",
-                queue.join(", then ")
-            ));
+        let queue: Vec<String> = self.queue.iter().map(|a| display_name(a)).collect();
+        match queue.as_slice() {
+            [] => {}
+            [one] => parts.push(format!("{one} waits for it")),
+            many => parts.push(format!(
+                "{} wait for it, in that order",
+                many.join(", then ")
+            )),
         }
         if let Some(w) = &self.pending {
             parts.push(format!(
