@@ -161,6 +161,45 @@ pub struct EntryTrace {
     /// One line, in plain words, saying what happened and why (the simulator writes these).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub reason: String,
+    /// What the committed tables do not show after this entry, per seat that has any of it:
+    /// its row lock, who waits for it, and what an open transaction wrote and has not
+    /// committed. Only the simulator fills it in (PostgreSQL is asked only for committed
+    /// rows), and comparing a simulated outcome with a real one never reads it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub locks: Vec<SeatLock>,
+}
+
+/// One seat as the open transactions see it after an entry, beyond its committed row.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct SeatLock {
+    pub seat: String,
+    /// The actor whose open transaction holds the seat's row lock (it ran `SELECT … FOR
+    /// UPDATE`, or updated the row and has not committed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub holder: Option<String>,
+    /// The actors whose statement waits for this seat, first in line first: the row lock's
+    /// queue, then those waiting for the end of a transaction that updated the row or inserted
+    /// its ticket.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub queue: Vec<String>,
+    /// The row as an open transaction updated it: nobody else sees it until that commits.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write: Option<PendingWrite>,
+    /// The actor whose open transaction inserted a ticket for this seat, not yet committed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ticket: Option<String>,
+}
+
+/// An update of a seat row that its transaction has not committed.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct PendingWrite {
+    /// The actor whose transaction wrote it.
+    pub by: String,
+    pub status: SeatStatus,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub holder: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub until: Option<i64>,
 }
 
 impl EntryTrace {

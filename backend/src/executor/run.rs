@@ -136,6 +136,7 @@ impl<'a> Driver<'a> {
                 seen: Vec::new(),
                 tables: Tables::default(),
                 reason: String::new(),
+                locks: Vec::new(),
             });
             match self.clients.prepare(self.schedule, a) {
                 Action::Done(result) => {

@@ -1,8 +1,12 @@
-//! The seat map at the playhead: an SVG of the show's seats, coloured by status and holder, a
-//! hold's countdown on the virtual clock, and a live Redis key.
+//! The seat map at the playhead: one labelled element per seat (a screen reader hears its whole
+//! sentence), coloured by what it is with the legend's own rule, and showing what the committed
+//! rows do not: who holds its row lock, who waits for it in order, an uncommitted write or
+//! ticket (dashed), every buyer of a seat sold twice, a hold's countdown and a live Redis key.
+//! Data attributes mirror `MapSeat` for the browser tests.
 
 use leptos::prelude::*;
 use shared::schedule::SeatStatus;
+use shared::view::map::SeatState;
 
 use crate::model::{self, MapSeat};
 use crate::state::use_lab;
@@ -26,7 +30,6 @@ pub fn SeatMap() -> impl IntoView {
             .map(|o| lab.schedule.with(|s| model::map_at(s, &o, step)))
             .unwrap_or_default()
     });
-    let uses_redis = move || seats.with(|s| s.iter().any(|seat| seat.redis.is_some()));
     let clock = move || {
         let step = lab.step.get();
         lab.outcome
@@ -34,125 +37,125 @@ pub fn SeatMap() -> impl IntoView {
             .map(|o| model::tables_at(&o, step).clock)
             .unwrap_or_default()
     };
-    let per_row = 8usize;
-    let view_box = move || {
-        let n = seats.with(Vec::len).max(1);
-        let cols = n.min(per_row);
-        let rows = n.div_ceil(per_row);
-        format!("0 0 {} {}", cols * 64 + 16, rows * 78 + 44)
-    };
+    let hold_minutes = move || lab.schedule.with(|s| s.scenario().hold_minutes.max(1));
     view! {
-        <figure class="seat-map" data-testid="seat-map">
-            <svg viewBox=view_box role="img" aria-labelledby="seat-map-caption">
-                <rect class="stage" x="8" y="6" width="calc(100% - 16px)" height="16" rx="8"></rect>
-                <text class="stage-label" x="50%" y="18" text-anchor="middle">"STAGE"</text>
+        <figure class="seat-map" data-testid="seat-map" aria-labelledby="seat-map-caption">
+            <div class="stage-bar" aria-hidden="true">"stage"</div>
+            <div class="seats">
                 {move || {
                     seats
                         .get()
                         .into_iter()
-                        .enumerate()
-                        .map(|(i, seat)| {
-                            let x = (i % per_row) * 64 + 12;
-                            let y = (i / per_row) * 78 + 34;
+                        .map(|seat| {
                             let colour = seat.holder.as_deref().and_then(|h| buyer_index(&lab, h));
-                            let redis_colour = seat
-                                .redis
-                                .as_ref()
-                                .and_then(|(h, _)| buyer_index(&lab, h));
-                            view! { <Seat seat x y colour redis_colour /> }
+                            view! { <Seat seat colour hold_minutes=hold_minutes() /> }
                         })
                         .collect_view()
                 }}
-            </svg>
+            </div>
             <figcaption id="seat-map-caption">
-                <span class="clock" data-testid="clock">"Clock: minute " {clock}</span>
-                <span class="legend">
-                    <span class="key key-free">"free"</span>
-                    <span class="key key-held">"held"</span>
-                    <span class="key key-booked">"booked"</span>
-                    <span class="key key-double">"sold twice"</span>
-                    {move || uses_redis().then(|| view! { <span class="key key-redis">"R: a live Redis key"</span> })}
+                <span class="clock" data-testid="clock">"Seat map · clock: minute " {clock}</span>
+                <span class="legend" data-testid="legend">
+                    {SeatState::ALL.iter().map(|s| view! {
+                        <span class=format!("key {}", s.class())>{s.word()}</span>
+                    }).collect_view()}
+                    <span class="key-icon"><LockIcon />"row lock"</span>
+                    <span class="key-icon key-pending">"not committed"</span>
                 </span>
             </figcaption>
         </figure>
     }
 }
 
+/// A padlock, beside the name of whoever holds a row lock.
 #[component]
-fn Seat(
-    seat: MapSeat,
-    x: usize,
-    y: usize,
-    colour: Option<usize>,
-    redis_colour: Option<usize>,
-) -> impl IntoView {
+fn LockIcon() -> impl IntoView {
+    view! {
+        <svg class="lock-icon" viewBox="0 0 16 16" width="14" height="14" aria-hidden="true">
+            <path d="M4.5 7V5a3.5 3.5 0 0 1 7 0v2" fill="none" stroke="currentColor" stroke-width="1.8"></path>
+            <rect x="2.5" y="7" width="11" height="8" rx="1.5" fill="currentColor"></rect>
+        </svg>
+    }
+}
+
+/// Comma-separated actor names, for a data attribute.
+fn csv<'a>(names: impl IntoIterator<Item = &'a String>) -> String {
+    names
+        .into_iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+#[component]
+fn Seat(seat: MapSeat, colour: Option<usize>, hold_minutes: i64) -> impl IntoView {
+    let state = seat.state();
     let status = match seat.status {
         SeatStatus::Available => "free",
         SeatStatus::Held => "held",
         SeatStatus::Booked => "booked",
     };
-    let double = seat.double();
-    let buyer = colour.map(|c| format!(" buyer-{c}")).unwrap_or_default();
-    let class = format!(
-        "seat seat-{status}{buyer}{}",
-        if double { " seat-double" } else { "" }
-    );
-    let who = seat.holder.as_deref().map(model::display_name);
-    let redis = seat
-        .redis
-        .as_ref()
-        .map(|(h, left)| (model::display_name(h), *left));
-    let detail = match (seat.status, &who, seat.minutes_left, &redis) {
-        (SeatStatus::Held, Some(w), Some(0), _) => format!("{w}, expired"),
-        (SeatStatus::Held, Some(w), Some(m), _) => format!("{w} · {m} min"),
-        (_, Some(w), _, _) => w.clone(),
-        (_, None, _, Some((r, left))) => format!("R: {r} · {left} min"),
-        _ => String::new(),
+    let mut class = format!("seat {}", state.class());
+    if seat.pending.is_some() || seat.pending_ticket.is_some() {
+        class.push_str(" seat-pending");
+    }
+    // A buyer's colour beside the one owner's name (a seat sold twice names several).
+    let dot = colour
+        .filter(|_| !seat.double())
+        .map(|c| format!("dot buyer-{c}"));
+    let countdown = (seat.status == SeatStatus::Held)
+        .then_some(seat.minutes_left)
+        .flatten()
+        .map(|left| {
+            let share = (left.clamp(0, hold_minutes) * 100) / hold_minutes;
+            format!("width: {share}%")
+        });
+    let badge = seat
+        .double()
+        .then(|| format!("×{}", seat.buyers().len().max(2)));
+    let line = |class: &'static str, text: Option<String>| {
+        text.map(|t| view! { <span class=class>{t}</span> })
     };
-    let tickets = if seat.tickets.is_empty() {
-        String::new()
-    } else {
-        format!(
-            ", tickets for {}",
-            seat.tickets
-                .iter()
-                .map(|t| model::display_name(t))
-                .collect::<Vec<_>>()
-                .join(" and ")
-        )
-    };
-    let label = format!(
-        "Seat {} {status}{}{tickets}{}",
-        seat.id,
-        who.map(|w| format!(" by {w}")).unwrap_or_default(),
-        redis
-            .as_ref()
-            .map(|(r, left)| format!("; Redis key held by {r}, {left} min left"))
-            .unwrap_or_default()
-    );
-    let redis_class = format!(
-        "redis-key{}",
-        redis_colour
-            .map(|c| format!(" buyer-{c}"))
-            .unwrap_or_default()
-    );
     view! {
-        <g class=class data-testid=format!("seat-{}", seat.id) data-status=status>
-            <title>{label}</title>
-            <rect x=x y=y width="52" height="40" rx="9"></rect>
-            <text class="seat-id" x=x + 26 y=y + 25 text-anchor="middle">{seat.id.clone()}</text>
-            <text class="seat-detail" x=x + 26 y=y + 56 text-anchor="middle">{detail}</text>
-            {redis.is_some().then(|| view! {
-                <g class=redis_class data-testid=format!("redis-{}", seat.id)>
-                    <rect x=x + 1 y=y + 1 width="14" height="14" rx="3"></rect>
-                    <text x=x + 8 y=y + 12 text-anchor="middle">"R"</text>
-                </g>
+        <div
+            class=class
+            role="img"
+            aria-label=seat.sentence()
+            data-testid=format!("seat-{}", seat.id)
+            data-status=status
+            data-stored=seat.stored.as_sql()
+            data-holder=seat.holder.clone().unwrap_or_default()
+            data-tickets=csv(&seat.tickets)
+            data-told=csv(&seat.told)
+            data-lock=seat.lock.clone().unwrap_or_default()
+            data-queue=csv(&seat.queue)
+            data-pending=seat.pending.as_ref().map(|w| w.by.clone()).unwrap_or_default()
+            data-pending-status=seat.pending.as_ref().map(|w| w.status.as_sql()).unwrap_or_default()
+            data-pending-ticket=seat.pending_ticket.clone().unwrap_or_default()
+            data-double=seat.double().to_string()
+        >
+            <span class="seat-top">
+                <span class="seat-id">{seat.id.clone()}</span>
+                <span class="seat-word">{state.word()}</span>
+                {badge.map(|b| view! { <span class="seat-badge" data-testid=format!("badge-{}", seat.id)>{b}</span> })}
+            </span>
+            {seat.owner_line().map(|owner| view! {
+                <span class="seat-owner">
+                    {dot.map(|d| view! { <span class=d></span> })}
+                    {owner}
+                </span>
             })}
-            {double.then(|| view! {
-                <text class="seat-badge" x=x + 50 y=y + 4 text-anchor="end">
-                    {format!("×{}", seat.tickets.len().max(seat.told.len()))}
-                </text>
+            {countdown.map(|w| view! { <span class="countdown"><span style=w></span></span> })}
+            {line("seat-ticket", seat.ticket_line())}
+            {seat.lock.as_deref().map(|who| view! {
+                <span class="seat-lock"><LockIcon />{model::display_name(who)}</span>
             })}
-        </g>
+            {line("seat-queue", seat.queue_line())}
+            {line("seat-write", seat.pending_line())}
+            {line("seat-write", seat.pending_ticket_line())}
+            {seat.redis_line().map(|r| view! {
+                <span class="seat-redis" data-testid=format!("redis-{}", seat.id)>{r}</span>
+            })}
+        </div>
     }
 }

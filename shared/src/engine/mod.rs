@@ -10,7 +10,8 @@
 //! `ssi` (SERIALIZABLE), `stmt` (a statement in flight), `rows` (how it visits a row, and
 //! inserts tickets), `ops`, `funcs` and `finish` (the operations, the two server-side
 //! functions, how they end), `unique` (the ticket insert and its unique key), `trace`,
-//! `tables` and `reason` (what is reported).
+//! `tables` and `reason` (what is reported), `live` (what the committed rows do not show:
+//! row locks, their queues, uncommitted writes).
 
 /// `Clone` whose `clone_from` reuses each field's buffers (`Vec::clone_from` keeps its
 /// allocation), for the state the explorer copies at every branch of its walk. The fields are
@@ -33,6 +34,7 @@ macro_rules! clone_reusing {
 
 mod finish;
 mod funcs;
+mod live;
 mod locks;
 mod mvcc;
 mod names;

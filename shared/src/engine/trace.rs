@@ -10,6 +10,7 @@ use std::sync::{Arc, OnceLock};
 use crate::outcome::{EntryTrace, SeenRow, StepResult, Trace};
 use crate::schedule::Schedule;
 
+use super::live::Live;
 use super::locks::WaitOn;
 use super::mvcc::{Table, NOBODY};
 use super::names::Names;
@@ -108,6 +109,8 @@ pub(crate) struct Node {
     pub wait: Option<WaitNote>,
     pub events: Events,
     pub committed: Arc<Committed>,
+    /// The row locks, queues and uncommitted writes after the entry.
+    pub live: Live,
     /// Boxed: most nodes are never rendered (the explorer judges without), and a small node is
     /// cheaper to build.
     rendered: OnceLock<Box<EntryTrace>>,
@@ -137,6 +140,12 @@ impl Node {
             seen: own.map(|d| d.seen.clone()).unwrap_or_default(),
             tables: self.committed.tables(names),
             reason: reason::line(names, schedule, self),
+            locks: self
+                .live
+                .iter()
+                .flat_map(|l| l.iter())
+                .map(|l| l.render(names))
+                .collect(),
         }
     }
 }
@@ -168,6 +177,11 @@ impl Log {
     /// The committed rows after the last entry.
     pub fn committed(&self) -> &Arc<Committed> {
         self.last.as_ref().map_or(&self.initial, |n| &n.committed)
+    }
+
+    /// The live state of the seats after the last entry.
+    pub fn live(&self) -> &Live {
+        self.last.as_ref().map_or(&None, |n| &n.live)
     }
 
     fn push(&mut self, mut node: Node) {
@@ -278,6 +292,7 @@ impl Engine<'_> {
             }
         });
         let committed = self.committed();
+        let live = self.live(self.log.live());
         self.log.commit_seq = self.db.commit_seq;
         self.log.push(Node {
             prev: None,
@@ -288,6 +303,7 @@ impl Engine<'_> {
             wait,
             events,
             committed,
+            live,
             rendered: OnceLock::new(),
         });
     }

@@ -1,16 +1,30 @@
-//! The seat map: every seat as stored at a step, its tickets, who was told it is theirs, and
-//! its live Redis key.
+//! The seat map: every seat as stored at a step, its tickets, who was told it is theirs, what
+//! the open transactions hold (the row lock, who waits for it, an uncommitted write or ticket)
+//! and its live Redis key.
+
+mod words;
+
+use serde::Serialize;
 
 use super::{tables_at, told_at};
-use crate::outcome::SeatRow;
+use crate::outcome::{PendingWrite, SeatLock, SeatRow};
 use crate::schedule::{Op, Schedule, SeatStatus};
 use crate::Outcome;
 
-/// A seat as the map draws it once the first `step` entries have run.
-#[derive(Clone, Debug, PartialEq, Eq)]
+pub use words::SeatState;
+
+/// A seat as the map draws it once the first `step` entries have run. Serialised for the
+/// browser tests, which compare the page's seats with it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct MapSeat {
     pub id: String,
+    /// What the seat is: its row's status, except that a seat with a ticket is sold (BOOKED)
+    /// whatever its row says (the unique-constraint defences never update the row).
     pub status: SeatStatus,
+    /// The seat row's own status.
+    pub stored: SeatStatus,
+    /// Whose it is: the row's holder, or for a seat sold without updating its row, the first
+    /// ticket's.
     pub holder: Option<String>,
     /// Minutes left on the hold, on the virtual clock (0 once it has run out).
     pub minutes_left: Option<i64>,
@@ -20,6 +34,14 @@ pub struct MapSeat {
     pub told: Vec<String>,
     /// The seat's live Redis key: whose hold it stores and the minutes it has left.
     pub redis: Option<(String, i64)>,
+    /// The buyer whose open transaction holds the seat's row lock.
+    pub lock: Option<String>,
+    /// The buyers whose statement waits for this seat, first in line first.
+    pub queue: Vec<String>,
+    /// The row as an open transaction updated it, which nobody else sees until it commits.
+    pub pending: Option<PendingWrite>,
+    /// The buyer whose open transaction inserted a ticket for this seat, not yet committed.
+    pub pending_ticket: Option<String>,
 }
 
 impl MapSeat {
@@ -62,31 +84,61 @@ pub fn redis_at(schedule: &Schedule, outcome: &Outcome, step: usize) -> Vec<Redi
         .collect()
 }
 
-/// Every seat of the scenario, as stored once the first `step` entries have run, with its
+/// Every seat of the scenario, as stored once the first `step` entries have run, with what the
+/// open transactions hold on it (the simulator's trace says; a real run's does not) and its
 /// live Redis key if it has one.
 pub fn map_at(schedule: &Schedule, outcome: &Outcome, step: usize) -> Vec<MapSeat> {
     let tables = tables_at(outcome, step);
     let told = told_at(outcome, step);
     let redis = redis_at(schedule, outcome, step);
+    let locks: &[SeatLock] = match step {
+        0 => &[],
+        n => {
+            &outcome.entries[n.min(outcome.entries.len()) - 1]
+                .trace
+                .locks
+        }
+    };
     tables
         .seats
         .iter()
-        .map(|row: &SeatRow| MapSeat {
-            id: row.id.clone(),
-            status: row.status,
-            holder: row.holder.clone(),
-            minutes_left: row.until.map(|until| (until - tables.clock).max(0)),
-            tickets: tables
+        .map(|row: &SeatRow| {
+            let tickets: Vec<String> = tables
                 .bookings
                 .iter()
                 .filter(|b| b.seat == row.id)
                 .map(|b| b.holder.clone())
-                .collect(),
-            told: told.get(&row.id).cloned().unwrap_or_default(),
-            redis: redis
-                .iter()
-                .find(|k| k.seat == row.id && !k.gone)
-                .map(|k| (k.holder.clone(), k.until - tables.clock)),
+                .collect();
+            let sold_by_ticket = row.status != SeatStatus::Booked && !tickets.is_empty();
+            let live = locks.iter().find(|l| l.seat == row.id);
+            MapSeat {
+                id: row.id.clone(),
+                status: if sold_by_ticket {
+                    SeatStatus::Booked
+                } else {
+                    row.status
+                },
+                stored: row.status,
+                holder: if sold_by_ticket {
+                    tickets.first().cloned()
+                } else {
+                    row.holder.clone()
+                },
+                minutes_left: row
+                    .until
+                    .filter(|_| !sold_by_ticket)
+                    .map(|until| (until - tables.clock).max(0)),
+                tickets,
+                told: told.get(&row.id).cloned().unwrap_or_default(),
+                redis: redis
+                    .iter()
+                    .find(|k| k.seat == row.id && !k.gone)
+                    .map(|k| (k.holder.clone(), k.until - tables.clock)),
+                lock: live.and_then(|l| l.holder.clone()),
+                queue: live.map(|l| l.queue.clone()).unwrap_or_default(),
+                pending: live.and_then(|l| l.write.clone()),
+                pending_ticket: live.and_then(|l| l.ticket.clone()),
+            }
         })
         .collect()
 }
