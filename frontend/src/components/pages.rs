@@ -80,7 +80,8 @@ pub fn ChapterPage(n: u8) -> impl IntoView {
     let wanted = RwSignal::new(token.get_untracked());
     Effect::new(move |first: Option<()>| {
         let token = token.get();
-        if first.is_some() && token != written.get_value() {
+        let mine = written.with_value(|w| w.is_some() && *w == token);
+        if first.is_some() && !mine {
             wanted.set(token);
         }
     });
