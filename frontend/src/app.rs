@@ -1,8 +1,10 @@
 //! The app: a small router over the home page and the chapters.
 //!
 //! The address is a signal. A click on a link to this site changes it with
-//! `history.pushState` (no reload), the back and forward buttons with `popstate`; the lab's own
-//! updates of the address bar (`history.replaceState`, see `link.rs`) do not go through it.
+//! `history.pushState` (no reload), the back and forward buttons with `popstate`. The lab writes
+//! its own state through `Router::record` (a new history entry when the reader changes the
+//! order, the part or the defence, the same entry while stepping; see `link.rs`), so the
+//! address signal always says what the bar shows and Back returns to the previous state.
 
 use leptos::ev;
 use leptos::prelude::*;
@@ -37,6 +39,31 @@ impl Url {
 
 /// The address as the pages see it; provided by `App`.
 pub fn use_url() -> Memo<Url> {
+    expect_context()
+}
+
+/// Writes the address from inside the page; provided by `App`.
+#[derive(Clone, Copy)]
+pub struct Router {
+    raw: RwSignal<Url>,
+}
+
+impl Router {
+    /// Shows `path` in the address bar: as a new history entry (`push`), or in place of the
+    /// current one.
+    pub fn record(&self, path: &str, push: bool) {
+        if let Ok(history) = window().history() {
+            let _ = if push {
+                history.push_state_with_url(&JsValue::NULL, "", Some(path))
+            } else {
+                history.replace_state_with_url(&JsValue::NULL, "", Some(path))
+            };
+        }
+        self.raw.set(Url::current());
+    }
+}
+
+pub fn use_router() -> Router {
     expect_context()
 }
 
@@ -77,6 +104,7 @@ pub fn App() -> impl IntoView {
     let raw = RwSignal::new(Url::current());
     let url = Memo::new(move |_| raw.get());
     provide_context(url);
+    provide_context(Router { raw });
     let page = Memo::new(move |_| url.with(|u| route(&u.path)));
 
     let popstate = window_event_listener(ev::popstate, move |_| raw.set(Url::current()));
@@ -100,9 +128,15 @@ pub fn App() -> impl IntoView {
         <Nav />
         <div id="content">
             {move || match page.get() {
-                Route::Home => view! { <Home /> }.into_any(),
+                Route::Home => {
+                    document().set_title("Last Seat");
+                    view! { <Home /> }.into_any()
+                }
                 Route::Chapter(n) => view! { <ChapterPage n /> }.into_any(),
-                Route::NotFound => view! { <NotFound /> }.into_any(),
+                Route::NotFound => {
+                    document().set_title("Nothing here · Last Seat");
+                    view! { <NotFound /> }.into_any()
+                }
             }}
         </div>
     }

@@ -1,11 +1,13 @@
-//! The lab's state in the URL: restored from `?s=` when a chapter opens, and written back (with
-//! `history.replaceState`, so the back button is not flooded) whenever it changes. The token
-//! itself is `shared::link`'s.
+//! The lab's state in the URL: restored from `?s=` (and presenter mode from `&present=1`) when
+//! a chapter opens, and written back whenever it changes: a new history entry when the reader
+//! changes the order, the part, the defence or the mode (so Back returns to it), the same entry
+//! while the playhead moves (so Back is not flooded). The token itself is `shared::link`'s.
 
 use leptos::prelude::*;
 use shared::link::{self, View};
 use shared::{defences, scenarios};
 
+use crate::app::use_router;
 use crate::chapters::{self, Chapter};
 use crate::state::{Lab, Source};
 
@@ -42,11 +44,10 @@ pub fn restore(chapter: &'static Chapter, token: &str) -> Result<Lab, String> {
     Ok(Lab::new(chapter, source, schedule, view.step))
 }
 
-/// The lab's address (path and query) as it stands; reactive.
-pub fn path(lab: Lab) -> String {
-    let step = lab.step.get();
+/// The lab's state token at `step`; reactive.
+fn token_at(lab: Lab, step: usize) -> String {
     let source = lab.source.get();
-    let token = lab.schedule.with(|schedule| {
+    lab.schedule.with(|schedule| {
         link::encode(&View::of(
             lab.chapter.number,
             source.scenario,
@@ -54,8 +55,21 @@ pub fn path(lab: Lab) -> String {
             schedule,
             step,
         ))
-    });
-    format!("/chapter/{}?s={token}", lab.chapter.number)
+    })
+}
+
+/// The lab's address (path and query) as it stands; reactive.
+pub fn path(lab: Lab) -> String {
+    address(lab, &token_at(lab, lab.step.get()))
+}
+
+fn address(lab: Lab, token: &str) -> String {
+    let present = if lab.presenter.get() {
+        "&present=1"
+    } else {
+        ""
+    };
+    format!("/chapter/{}?s={token}{present}", lab.chapter.number)
 }
 
 /// The whole link to the lab's state, to copy; reactive.
@@ -66,12 +80,17 @@ pub fn href(lab: Lab) -> String {
     format!("{origin}{}", path(lab))
 }
 
-/// Keeps the address bar in step with the lab.
-pub fn keep_in_url(lab: Lab) {
-    Effect::new(move |_| {
-        let path = path(lab);
-        if let Some(history) = web_sys::window().and_then(|w| w.history().ok()) {
-            let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&path));
-        }
+/// Keeps the address bar in step with the lab. `written` is told each token before it is
+/// written, so that the chapter page can tell the lab's own writes from a navigation.
+pub fn keep_in_url(lab: Lab, written: StoredValue<Option<String>>) {
+    let router = use_router();
+    Effect::new(move |before: Option<String>| {
+        let token = token_at(lab, lab.step.get());
+        // What the state is apart from the playhead: a change of it is a new history entry.
+        let state = address(lab, &token_at(lab, 0));
+        let push = before.as_ref().is_some_and(|b| *b != state);
+        written.set_value(Some(token.clone()));
+        router.record(&address(lab, &token), push);
+        state
     });
 }

@@ -11,11 +11,15 @@ use shared::{Outcome, Schedule};
 
 pub use shared::view::*;
 
-/// Runs the schedule's order in the model: the outcome, or why the order cannot run.
+pub mod moves;
+pub use moves::move_entry;
+
+/// Runs the schedule's order in the model: the outcome, or why the order cannot run, as a
+/// sentence for the reader.
 pub fn run(schedule: &Schedule) -> Result<Outcome, String> {
     shared::engine::simulate(schedule)
         .map(|trace| assess(schedule, trace))
-        .map_err(|e| e.to_string())
+        .map_err(|e| moves::sentence(schedule, &e))
 }
 
 /// The schedule itself if its order runs; otherwise the same programs in a round-robin order
@@ -134,37 +138,6 @@ impl Shape {
             Shape::Clock => "shape-clock",
         }
     }
-}
-
-/// Moves entry `from` of the order to position `to`. A buyer's own operations keep their
-/// program order, and a buyer who is still waiting cannot be scheduled: either way the answer
-/// says why in plain words, and the order stays as it was.
-pub fn move_entry(schedule: &Schedule, from: usize, to: usize) -> Result<Schedule, String> {
-    let order = schedule.order();
-    if from >= order.len() || to >= order.len() {
-        return Err("there is no step there".to_string());
-    }
-    if from == to {
-        return Ok(schedule.clone());
-    }
-    let actor = order[from];
-    let (lo, hi) = if from < to {
-        (from + 1, to)
-    } else {
-        (to, from - 1)
-    };
-    if (lo..=hi).any(|i| order[i] == actor) {
-        let who = display_name(&schedule.actors()[actor].name);
-        return Err(format!(
-            "{who}'s own steps keep their order: a program runs one statement after another."
-        ));
-    }
-    let mut new_order = order.to_vec();
-    let moved = new_order.remove(from);
-    new_order.insert(to, moved);
-    let moved = schedule.with_order(new_order);
-    run(&moved)?;
-    Ok(moved)
 }
 
 /// A system outside the database that the buyers talk to, with a lane of its own.

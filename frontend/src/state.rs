@@ -35,6 +35,20 @@ pub struct Lab {
     /// Milliseconds per step while playing.
     pub speed: RwSignal<u32>,
     pub real: RwSignal<RealRun>,
+    /// Large type, high contrast, no prose: the view for a projector (`&present=1`).
+    pub presenter: RwSignal<bool>,
+    /// What the last switch of part or defence replaced, while it can be undone.
+    pub undo: RwSignal<Option<Undo>>,
+}
+
+/// The reader's own order that a switch of part or defence replaced, to bring it back.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Undo {
+    pub source: Source,
+    pub schedule: Schedule,
+    pub step: usize,
+    /// What replaced it, for the offer's words.
+    pub now: &'static str,
 }
 
 /// The schedule a variant runs: the built-in scenario, with every buyer's defence swapped when
@@ -60,6 +74,8 @@ impl Lab {
             playing: RwSignal::new(false),
             speed: RwSignal::new(700),
             real: RwSignal::new(RealRun::NotRun),
+            presenter: RwSignal::new(false),
+            undo: RwSignal::new(None),
         }
     }
 
@@ -79,7 +95,8 @@ impl Lab {
         )
     }
 
-    /// Switches to a part of the chapter, or to another variant of it (a defence).
+    /// Switches to a part of the chapter, or to another variant of it (a defence). When that
+    /// replaces an order the reader made, the switch can be undone.
     pub fn choose(&self, part: usize, variant: usize) {
         let Some(v) = self
             .chapter
@@ -89,6 +106,24 @@ impl Lab {
         else {
             return;
         };
+        let before = self.source.get_untracked();
+        let schedule = self.schedule.get_untracked();
+        let own = self
+            .chapter
+            .parts
+            .get(before.part)
+            .and_then(|p| p.variants.get(before.variant))
+            .is_none_or(|v| variant_schedule(v).order() != schedule.order());
+        let undo = own.then(|| Undo {
+            source: before,
+            schedule,
+            step: self.step.get_untracked(),
+            now: if v.label.is_empty() {
+                self.chapter.parts[part].title
+            } else {
+                v.label
+            },
+        });
         self.source.set(Source {
             part,
             variant,
@@ -96,6 +131,17 @@ impl Lab {
             defence: v.defence,
         });
         self.replace(variant_schedule(v));
+        self.undo.set(undo);
+    }
+
+    /// Brings back the order that the last switch replaced.
+    pub fn undo_switch(&self) {
+        let Some(undo) = self.undo.get_untracked() else {
+            return;
+        };
+        self.source.set(undo.source);
+        self.replace(undo.schedule);
+        self.step.set(undo.step);
     }
 
     /// Puts a new schedule in the lab, back at its start.
@@ -106,6 +152,7 @@ impl Lab {
         self.selected.set(None);
         self.notice.set(None);
         self.real.set(RealRun::NotRun);
+        self.undo.set(None);
     }
 
     pub fn entries(&self) -> usize {
@@ -136,6 +183,7 @@ impl Lab {
                 self.selected.set(Some(to));
                 self.notice.set(None);
                 self.real.set(RealRun::NotRun);
+                self.undo.set(None);
             }
             Err(why) => self.notice.set(Some(why)),
         }
@@ -149,7 +197,16 @@ impl Lab {
             return;
         };
         let to = from as isize + delta;
-        if to < 0 || to as usize >= self.entries() {
+        if to < 0 {
+            self.notice.set(Some(
+                "This is the first step: nothing can go before it.".to_string(),
+            ));
+            return;
+        }
+        if to as usize >= self.entries() {
+            self.notice.set(Some(
+                "This is the last step: nothing can go after it.".to_string(),
+            ));
             return;
         }
         self.move_entry(from, to as usize);
@@ -163,8 +220,9 @@ impl Lab {
         self.schedule.update(|s| *s = s.with_order(order));
         self.selected.set(None);
         self.real.set(RealRun::NotRun);
+        self.undo.set(None);
         self.notice.set(Some(format!(
-            "Forked after step {step}: choose who goes next below."
+            "Forked after step {step}: choose who goes next below the timeline."
         )));
     }
 

@@ -1,6 +1,6 @@
 //! Time travel: reset, step back and forward, play and pause at a chosen speed, a scrubber, and
-//! "fork from here". Plus the keyboard: arrows step, Home/End jump, `p` plays, `[`/`]` move the
-//! selected step.
+//! "fork from here", and the presenter mode's switch. Plus the keyboard: arrows step, Home/End
+//! jump, `p` plays, `[`/`]` move the selected step.
 
 use leptos::ev;
 use leptos::prelude::*;
@@ -146,6 +146,15 @@ pub fn Controls() -> impl IntoView {
                 data-testid="fork"
             >
                 "Fork from here"
+            </button>
+            <button
+                class="presenter-toggle"
+                aria-pressed=move || lab.presenter.get().to_string()
+                on:click=move |_| lab.presenter.update(|p| *p = !*p)
+                title="Large type and high contrast for a projector: the map, the phones, the step line, the timeline and the verdict"
+                data-testid="presenter"
+            >
+                {move || if lab.presenter.get() { "Leave presenter mode" } else { "Presenter mode" }}
             </button>
         </div>
     }

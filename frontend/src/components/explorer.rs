@@ -125,7 +125,7 @@ fn GoalLine(count: GoalCount) -> impl IntoView {
             {text}
             {count.example.map(|order| view! {
                 " "
-                <button class="link" on:click=move |_| lab.load_order(&order)>"Load one"</button>
+                <button class="link" on:click=move |_| { lab.load_order(&order); super::lab::show_stage(); }>"Load one"</button>
             })}
         </p>
     }
@@ -155,7 +155,7 @@ fn Report(exploration: Exploration, tenths: u64) -> impl IntoView {
             </p>
             {bound.map(|b| view! { <p class="muted">{b}</p> })}
             {counterexample.map(|order| view! {
-                <button class="primary" data-testid="counterexample" on:click=move |_| lab.load_order(&order)>
+                <button class="primary" data-testid="counterexample" on:click=move |_| { lab.load_order(&order); super::lab::show_stage(); }>
                     "Show me a double booking"
                 </button>
             })}
@@ -171,7 +171,7 @@ fn Report(exploration: Exploration, tenths: u64) -> impl IntoView {
                                 <td class="num">{g.count}</td>
                                 <td>{verdict}</td>
                                 <td>{g.stop.clone()}</td>
-                                <td><button class="link" title=names on:click=move |_| lab.load_order(&example)>"Load"</button></td>
+                                <td><button class="link" title=names on:click=move |_| { lab.load_order(&example); super::lab::show_stage(); }>"Load"</button></td>
                             </tr>
                         }
                     }).collect_view()}

@@ -1,11 +1,15 @@
-//! A chapter's interactive part: the scenario and defence choosers, the stage (seat map and
-//! phones), the verdict, time travel, the timelines, the explorer, the real run and the exports.
+//! A chapter's interactive part: the scenario and defence choosers (a switch that replaces the
+//! reader's order can be undone), the cockpit that shows cause and effect on one screen (the
+//! seat map, the phones, time travel with the step line, the timeline, the verdict; a sticky
+//! compact map on a phone; large type in presenter mode), then the explorer, the real run and
+//! the exports.
 
 use leptos::prelude::*;
 use shared::{defences, scenarios};
 
 use super::controls::Controls;
 use super::explorer::Explorer;
+use super::fork::NextSteps;
 use super::matrix::Matrix;
 use super::phones::Phones;
 use super::postgres::RealPanel;
@@ -14,7 +18,7 @@ use super::sandbox::Editor;
 use super::seatmap::SeatMap;
 use super::share::Share;
 use super::timeline::Timeline;
-use super::verdict::{NextSteps, ReasonLine, StepDetail, Verdict};
+use super::verdict::{ReasonLine, StepDetail, Verdict};
 use crate::state::Lab;
 
 #[component]
@@ -22,22 +26,25 @@ pub fn LabView(lab: Lab) -> impl IntoView {
     provide_context(lab);
     let chapter = lab.chapter;
     view! {
-        <div class="lab">
+        <div class="lab" class:presenter=move || lab.presenter.get()>
             <PartTabs lab />
             <Chooser lab />
+            <UndoOffer lab />
             <ScenarioGoal lab />
             {chapter.editable.then(|| view! { <Editor /> })}
-            <div class="stage-row">
-                <SeatMap />
-                <Phones />
+            <div class="cockpit" id="stage" data-testid="cockpit">
+                <div class="cockpit-map"><SeatMap /></div>
+                <div class="cockpit-phones"><Phones /></div>
+                <div class="player cockpit-player">
+                    <Controls />
+                    <ReasonLine />
+                </div>
+                <div class="cockpit-timeline">
+                    <Timeline />
+                    <NextSteps />
+                </div>
+                <div class="cockpit-verdict"><Verdict /></div>
             </div>
-            <Verdict />
-            <div class="player">
-                <Controls />
-                <ReasonLine />
-            </div>
-            <Timeline />
-            <NextSteps />
             <div class="detail-row">
                 <StepDetail />
                 <StoredRows />
@@ -128,4 +135,40 @@ fn ScenarioGoal(lab: Lab) -> impl IntoView {
             </header>
         })}
     }
+}
+
+/// After a switch of part or defence replaced the reader's own order: say so, and offer it back.
+#[component]
+fn UndoOffer(lab: Lab) -> impl IntoView {
+    move || {
+        lab.undo.get().map(|undo| {
+            view! {
+                <p class="undo-offer" role="status" data-testid="undo-offer">
+                    {format!("Switched to {}: your order was replaced by its own steps. ", undo.now)}
+                    <button class="link" on:click=move |_| lab.undo_switch() data-testid="undo">
+                        "Undo"
+                    </button>
+                    <button class="link" on:click=move |_| lab.undo.set(None) aria-label="Keep the switch">
+                        "×"
+                    </button>
+                </p>
+            }
+        })
+    }
+}
+
+/// Brings the cockpit (the seat map at its top) into view, below the sticky top bar: after the
+/// explorer loads an order, the run it loaded is what the reader wants to see.
+pub fn show_stage() {
+    request_animation_frame(|| {
+        let stage = web_sys::window()
+            .and_then(|w| w.document())
+            .and_then(|d| d.get_element_by_id("stage"));
+        if let Some(stage) = stage {
+            let options = web_sys::ScrollIntoViewOptions::new();
+            options.set_behavior(web_sys::ScrollBehavior::Smooth);
+            options.set_block(web_sys::ScrollLogicalPosition::Start);
+            stage.scroll_into_view_with_scroll_into_view_options(&options);
+        }
+    });
 }

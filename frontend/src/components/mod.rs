@@ -2,7 +2,9 @@
 
 mod controls;
 mod defences;
+mod drag;
 mod explorer;
+mod fork;
 mod health;
 mod intro;
 mod lab;
@@ -10,11 +12,13 @@ mod matrix;
 mod pages;
 mod phones;
 mod postgres;
+mod reorder;
 mod rows;
 mod sandbox;
 mod seatmap;
 mod share;
 mod timeline;
+mod timeline_event;
 mod verdict;
 
 pub use pages::{ChapterPage, Home, Nav, NotFound};

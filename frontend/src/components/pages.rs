@@ -69,33 +69,75 @@ pub fn Footer() -> impl IntoView {
     }
 }
 
-/// `/chapter/:n`, with the lab's state in `?s=`.
+/// `/chapter/:n`, with the lab's state in `?s=` and presenter mode in `&present=1`.
 #[component]
 pub fn ChapterPage(n: u8) -> impl IntoView {
     let url = use_url();
-    // A navigation (a link, the back button) brings a new token; the lab's own updates of the
-    // address bar do not go through the router.
     let token = Memo::new(move |_| url.with(|u| u.query("s")));
+    // The lab writes its own state into the address as it changes; only a token that it did
+    // not write (a link, Back or Forward) builds the lab anew.
+    let written = StoredValue::new(None::<String>);
+    let wanted = RwSignal::new(token.get_untracked());
+    Effect::new(move |first: Option<()>| {
+        let token = token.get();
+        let mine = written.with_value(|w| w.is_some() && *w == token);
+        if first.is_some() && !mine {
+            wanted.set(token);
+        }
+    });
     move || {
         let chapter = chapters::chapter(n)?;
+        let present = url.with_untracked(|u| u.query("present")).as_deref() == Some("1");
         Some(
-            match token.get().map(|t| link::restore(chapter, &t)).transpose() {
+            match wanted.get().map(|t| link::restore(chapter, &t)).transpose() {
                 Ok(lab) => {
-                    view! { <ChapterView chapter lab=lab.unwrap_or_else(|| Lab::start(chapter)) /> }
-                        .into_any()
+                    let lab = lab.unwrap_or_else(|| Lab::start(chapter));
+                    lab.presenter.set(present);
+                    view! { <ChapterView chapter lab written /> }.into_any()
                 }
-                Err(why) => view! { <BadLink chapter why /> }.into_any(),
+                Err(why) => {
+                    document().set_title("This link cannot be opened · Last Seat");
+                    view! { <BadLink chapter why /> }.into_any()
+                }
             },
         )
     }
 }
 
+/// The document's title for a chapter at a part and variant: "Chapter 4: Who sold my seat
+/// twice? · Two requests, one seat: Check, then act · Last Seat".
+pub fn title(chapter: &Chapter, part: usize, variant: usize) -> String {
+    let head = format!("Chapter {}: {}", chapter.number, chapter.title);
+    let Some(p) = chapter.parts.get(part) else {
+        return format!("{head} · Last Seat");
+    };
+    let label = p.variants.get(variant).map(|v| v.label).unwrap_or_default();
+    let what = match (chapter.parts.len() > 1, p.variants.len() > 1) {
+        (_, true) => format!("{}: {label}", p.title),
+        (true, false) => p.title.to_string(),
+        (false, false) => String::new(),
+    };
+    if what.is_empty() || what == chapter.title {
+        format!("{head} · Last Seat")
+    } else {
+        format!("{head} · {what} · Last Seat")
+    }
+}
+
 #[component]
-fn ChapterView(chapter: &'static Chapter, lab: Lab) -> impl IntoView {
-    link::keep_in_url(lab);
+fn ChapterView(
+    chapter: &'static Chapter,
+    lab: Lab,
+    written: StoredValue<Option<String>>,
+) -> impl IntoView {
+    link::keep_in_url(lab, written);
+    Effect::new(move |_| {
+        let source = lab.source.get();
+        document().set_title(&title(chapter, source.part, source.variant));
+    });
     let next = chapters::chapter(chapter.number + 1);
     view! {
-        <main class="page page-wide" data-testid=format!("chapter-{}", chapter.number)>
+        <main class="page page-wide" class:presenting=move || lab.presenter.get() data-testid=format!("chapter-{}", chapter.number)>
             <header class="chapter-head">
                 <p class="eyebrow">{format!("Chapter {}", chapter.number)}</p>
                 <h1 data-testid="chapter-title">{chapter.title}</h1>

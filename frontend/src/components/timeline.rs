@@ -1,28 +1,34 @@
 //! The timelines: one lane per buyer (and one for the clock, and one for each system outside the
 //! database: the payment provider, Redis), one column per entry of the order.
 //! Reads are circles, writes squares, transaction bounds ticks; a wait is a bar that ends where
-//! the blocker let go; errors carry their SQLSTATE. Steps can be dragged to another column, or
-//! selected and moved with `[` and `]`.
+//! the blocker let go; errors carry their SQLSTATE. A step is moved by dragging it (mouse or
+//! finger) to any column of its lane, or selected and moved with Earlier / Later, `[` / `]` or
+//! Shift+arrows (the step itself is drawn in `timeline_event.rs`, the drag in `drag.rs`).
 
 use leptos::prelude::*;
 use shared::outcome::StepResult;
 
-use crate::model::{self, EntryState, Shape};
+use super::drag::{self, Drag};
+use super::reorder::ReorderBar;
+use super::timeline_event::Event;
+use crate::model::{self, moves, Shape};
 use crate::state::use_lab;
 
 /// One drawn entry.
 #[derive(Clone, Debug, PartialEq)]
-struct Cell {
-    index: usize,
-    actor: String,
-    lane: usize,
-    label: String,
-    shape: Shape,
-    result: String,
-    error: bool,
-    waited_for: Vec<String>,
+pub struct Cell {
+    pub index: usize,
+    pub actor: String,
+    pub lane: usize,
+    pub label: String,
+    pub shape: Shape,
+    pub result: String,
+    pub error: bool,
+    pub waited_for: Vec<String>,
     /// The entry during which it completed, if it waited.
-    done_after: Option<usize>,
+    pub done_after: Option<usize>,
+    /// "attempt 2" or "only if held" when the operation runs under a condition.
+    pub mark: Option<String>,
 }
 
 fn cells(lab: &crate::state::Lab) -> Vec<Cell> {
@@ -44,6 +50,10 @@ fn cells(lab: &crate::state::Lab) -> Vec<Cell> {
                     .unwrap_or_else(|| "waits".to_string());
                 Cell {
                     index,
+                    mark: moves::condition_marks(&schedule.actors()[actor])
+                        .get(op_index)
+                        .cloned()
+                        .flatten(),
                     actor: schedule.actors()[actor].name.clone(),
                     lane: lanes.iter().position(|&l| l == actor).unwrap_or(0),
                     label: model::op_label(op),
@@ -88,12 +98,27 @@ pub fn Timeline() -> impl IntoView {
         }
     });
     let columns = move || lab.entries();
-    let dragging = RwSignal::new(None::<usize>);
+    let drag = RwSignal::new(None::<Drag>);
+    // Whether the step being dragged may go where it is now: drawn on the drop indicator.
+    let target = Memo::new(move |_| {
+        let d = drag.get().filter(|d| d.moved)?;
+        let to = d.over?;
+        let lane = cells.with(|c| c.get(d.from).map(|c| c.lane))?;
+        let refusal = lab
+            .schedule
+            .with_untracked(|s| moves::move_entry(s, d.from, to).err());
+        Some((lane, to, refusal))
+    });
+    Effect::new(move |_| {
+        lab.step.track();
+        columns();
+        request_animation_frame(drag::reveal_playhead);
+    });
 
     let grid_style = move || {
         format!(
             "--columns: {}; --lanes: {}",
-            columns() + 1,
+            columns(),
             lane_names.with(Vec::len) + systems.with(|(s, _)| s.len())
         )
     };
@@ -102,18 +127,19 @@ pub fn Timeline() -> impl IntoView {
         <section class="timeline-section" aria-labelledby="timeline-title">
             <div class="section-head">
                 <h3 id="timeline-title">"Timeline"</h3>
-                <p class="hint">
-                    "Drag a step to another column, or select it and press "
-                    <kbd>"["</kbd> " / " <kbd>"]"</kbd> " to move it earlier or later. "
-                    <kbd>"←"</kbd> " " <kbd>"→"</kbd> " step through time."
-                </p>
+                <ReorderBar />
             </div>
             <div class="timeline-scroll">
-                <div class="timeline" style=grid_style data-testid="timeline">
+                <div
+                    class="timeline"
+                    class:tl-dragging=move || drag.with(|d| d.is_some_and(|d| d.moved))
+                    style=grid_style
+                    data-testid="timeline"
+                >
                     <div class="tl-corner" aria-hidden="true">"step"</div>
                     {move || {
                         (0..columns())
-                            .map(|i| view! { <StepHeader index=i dragging /> })
+                            .map(|i| view! { <StepHeader index=i /> })
                             .collect_view()
                     }}
                     {move || {
@@ -196,8 +222,26 @@ pub fn Timeline() -> impl IntoView {
                         (labels, marks)
                     }}
                     <For each=move || cells.get() key=|c| format!("{c:?}") let:cell>
-                        <Event cell dragging />
+                        <Event cell drag />
                     </For>
+                    {move || target.get().map(|(lane, to, refusal)| {
+                        let style = format!("grid-row: {}; grid-column: {}", lane + 2, to + 2);
+                        let ok = refusal.is_none();
+                        view! {
+                            <div
+                                class="tl-drop"
+                                class:tl-drop-refused=!ok
+                                style=style
+                                data-testid="drop-indicator"
+                                data-column=to.to_string()
+                                data-allowed=ok.to_string()
+                                title=refusal.unwrap_or_default()
+                                aria-hidden="true"
+                            >
+                                <span>{if ok { "drop here" } else { "not here" }}</span>
+                            </div>
+                        }
+                    })}
                     <div
                         class="tl-playhead"
                         style=move || format!("grid-column: {}", lab.step.get() + 2)
@@ -209,9 +253,9 @@ pub fn Timeline() -> impl IntoView {
     }
 }
 
-/// The column header: the step's number; click to move the playhead after it; a drop target.
+/// The column header: the step's number; click to move the playhead after it.
 #[component]
-fn StepHeader(index: usize, dragging: RwSignal<Option<usize>>) -> impl IntoView {
+fn StepHeader(index: usize) -> impl IntoView {
     let lab = use_lab();
     let style = format!("grid-column: {}", index + 2);
     view! {
@@ -219,113 +263,11 @@ fn StepHeader(index: usize, dragging: RwSignal<Option<usize>>) -> impl IntoView 
             class="tl-step"
             class:tl-step-past=move || { lab.step.get() > index }
             style=style
+            data-index=index.to_string()
             aria-label=format!("Go to after step {}", index + 1)
             on:click=move |_| lab.seek(index + 1)
-            on:dragover=move |ev| ev.prevent_default()
-            on:drop=move |ev| {
-                ev.prevent_default();
-                if let Some(from) = dragging.get_untracked() {
-                    lab.move_entry(from, index);
-                }
-                dragging.set(None);
-            }
         >
             {index + 1}
-        </button>
-    }
-}
-
-#[component]
-fn Event(cell: Cell, dragging: RwSignal<Option<usize>>) -> impl IntoView {
-    let lab = use_lab();
-    let index = cell.index;
-    let style = format!("grid-row: {}; grid-column: {}", cell.lane + 2, index + 2);
-    let state = move || {
-        let outcome = lab.outcome.get();
-        let Ok(outcome) = outcome else {
-            return EntryState::Future;
-        };
-        outcome
-            .entries
-            .get(index)
-            .map(|e| model::entry_state(e, index, lab.step.get()))
-            .unwrap_or(EntryState::Future)
-    };
-    let class = format!(
-        "tl-event {} buyer-{}{}",
-        cell.shape.class(),
-        cell.lane,
-        if cell.error { " tl-error" } else { "" }
-    );
-    let who = model::display_name(&cell.actor);
-    let aria = format!(
-        "Step {}: {who}, {}, result {}. Press [ or ] to move it.",
-        index + 1,
-        cell.label,
-        cell.result
-    );
-    let result = cell.result.clone();
-    view! {
-        <button
-            class=class
-            class:tl-future=move || state() == EntryState::Future
-            class:tl-waiting=move || matches!(state(), EntryState::Waiting(_))
-            class:tl-current=move || lab.step.get() == index + 1
-            style=style
-            draggable="true"
-            aria-pressed=move || (lab.selected.get() == Some(index)).to_string()
-            aria-label=aria
-            data-testid=format!("event-{index}")
-            data-actor=cell.actor.clone()
-            data-label=cell.label.clone()
-            on:click=move |_| {
-                let selected = lab.selected.get_untracked() == Some(index);
-                lab.selected.set(if selected { None } else { Some(index) });
-            }
-            on:keydown=move |ev| {
-                let key = ev.key();
-                let delta = match key.as_str() {
-                    "[" => -1,
-                    "]" => 1,
-                    "ArrowLeft" if ev.shift_key() => -1,
-                    "ArrowRight" if ev.shift_key() => 1,
-                    _ => return,
-                };
-                ev.prevent_default();
-                ev.stop_propagation();
-                lab.selected.set(Some(index));
-                lab.nudge(delta);
-                focus_event(lab.selected.get_untracked());
-            }
-            on:dragstart=move |ev| {
-                dragging.set(Some(index));
-                if let Some(data) = ev.data_transfer() {
-                    let _ = data.set_data("text/plain", &index.to_string());
-                    data.set_effect_allowed("move");
-                }
-            }
-            on:dragend=move |_| dragging.set(None)
-            on:dragover=move |ev| ev.prevent_default()
-            on:drop=move |ev| {
-                ev.prevent_default();
-                let from = dragging.get_untracked().or_else(|| {
-                    ev.data_transfer()
-                        .and_then(|d| d.get_data("text/plain").ok())
-                        .and_then(|t| t.parse().ok())
-                });
-                if let Some(from) = from {
-                    lab.move_entry(from, index);
-                }
-                dragging.set(None);
-            }
-        >
-            <span class="tl-glyph" aria-hidden="true"></span>
-            <span class="tl-label">{cell.label.clone()}</span>
-            <span class="tl-result">{move || match state() {
-                EntryState::Future => String::new(),
-                EntryState::Waiting(_) => "waits".to_string(),
-                EntryState::Done => result.clone(),
-            }}</span>
         </button>
     }
 }

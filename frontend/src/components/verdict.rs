@@ -1,6 +1,6 @@
 //! The outcome in words: the verdict's headline (announced to screen readers), the causal chain
 //! that ends in its consequence, whether the chapter's goal was reached, the reason line of the
-//! step at the playhead, the selected step in detail, and who can go next.
+//! step at the playhead, and the selected step in detail.
 
 use leptos::prelude::*;
 use shared::outcome::StepResult;
@@ -147,42 +147,5 @@ pub fn StepDetail() -> impl IntoView {
                 </section>
             }
         })}
-    }
-}
-
-/// Buttons to append each buyer's next operation when the order stops short of the programs
-/// (after "fork from here", or in the sandbox).
-#[component]
-pub fn NextSteps() -> impl IntoView {
-    let lab = use_lab();
-    let remaining = Memo::new(move |_| {
-        lab.schedule.with(|s| {
-            let mut used = vec![0usize; s.actors().len()];
-            for &a in s.order() {
-                used[a] += 1;
-            }
-            model::lanes(s)
-                .into_iter()
-                .filter(|&a| used[a] < s.actors()[a].program.len())
-                .map(|a| {
-                    let op = &s.actors()[a].program[used[a]];
-                    (
-                        a,
-                        model::display_name(&s.actors()[a].name),
-                        model::op_label(op),
-                    )
-                })
-                .collect::<Vec<_>>()
-        })
-    });
-    view! {
-        <Show when=move || !remaining.with(Vec::is_empty)>
-            <div class="next-steps" data-testid="next-steps">
-                <span>"Who goes next?"</span>
-                {move || remaining.get().into_iter().map(|(actor, who, label)| view! {
-                    <button on:click=move |_| lab.append(actor)>{format!("{who}: {label}")}</button>
-                }).collect_view()}
-            </div>
-        </Show>
     }
 }

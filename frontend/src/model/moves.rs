@@ -1,0 +1,326 @@
+//! What the reader may do to the order, and why not when they may not: moving an entry, who can
+//! go next after "fork from here", and every refusal as a sentence (the engine's own errors name
+//! fields such as `order[4]`, which a reader never sees). Also how the timeline marks an
+//! operation that runs only under a condition (a retry's new attempt, a step only if held).
+//! Pure, so it is tested natively.
+
+use shared::engine::{Blocked, Engine};
+use shared::schedule::{Actor, Condition};
+use shared::{Schedule, ScheduleError};
+
+use super::{display_name, op_label, run};
+
+/// Moves entry `from` of the order to position `to`. A buyer's own operations keep their
+/// program order, and a buyer who is still waiting cannot be scheduled: either way the answer
+/// says why in plain words, and the order stays as it was.
+pub fn move_entry(schedule: &Schedule, from: usize, to: usize) -> Result<Schedule, String> {
+    let order = schedule.order();
+    if from >= order.len() || to >= order.len() {
+        return Err("There is no step there.".to_string());
+    }
+    if from == to {
+        return Ok(schedule.clone());
+    }
+    let actor = order[from];
+    let (lo, hi) = if from < to {
+        (from + 1, to)
+    } else {
+        (to, from - 1)
+    };
+    if (lo..=hi).any(|i| order[i] == actor) {
+        let who = display_name(&schedule.actors()[actor].name);
+        return Err(format!(
+            "{who}'s own steps keep their order: a program runs one statement after another."
+        ));
+    }
+    let mut new_order = order.to_vec();
+    let moved = new_order.remove(from);
+    new_order.insert(to, moved);
+    let moved = schedule.with_order(new_order);
+    run(&moved)?;
+    Ok(moved)
+}
+
+/// The engine's refusal of an order, as a sentence for the reader: who cannot go, and whom
+/// they wait for. Errors that are not about the order keep their message, without the field.
+pub fn sentence(schedule: &Schedule, error: &ScheduleError) -> String {
+    let entry = error
+        .field
+        .strip_prefix("order[")
+        .and_then(|rest| rest.strip_suffix(']'))
+        .and_then(|k| k.parse::<usize>().ok());
+    let Some(k) = entry.filter(|&k| k < schedule.order().len()) else {
+        return capitalised(&error.message);
+    };
+    let mut engine = Engine::new(schedule);
+    for &actor in &schedule.order()[..k] {
+        if engine.step(actor).is_err() {
+            return capitalised(&error.message);
+        }
+    }
+    let actor = schedule.order()[k];
+    refusal(schedule, actor, engine.blocked(actor), k)
+        .unwrap_or_else(|| capitalised(&error.message))
+}
+
+/// Why `actor` cannot send the next entry (`k`, 0-based), given how the engine finds it.
+fn refusal(
+    schedule: &Schedule,
+    actor: usize,
+    blocked: Option<Blocked>,
+    k: usize,
+) -> Option<String> {
+    let who = display_name(&schedule.actors()[actor].name);
+    match blocked? {
+        Blocked::Finished => Some(format!("{who} has no step left to send at step {}.", k + 1)),
+        Blocked::Waiting { entry, on } => {
+            let label = schedule
+                .order()
+                .get(entry)
+                .and_then(|_| super::entry_ops(schedule).get(entry).copied())
+                .map(|(a, o)| op_label(&schedule.actors()[a].program[o]))
+                .unwrap_or_default();
+            let blockers = names(&on);
+            let verb = if on.len() > 1 {
+                "commit or roll back"
+            } else {
+                "commits or rolls back"
+            };
+            Some(format!(
+                "{who} cannot go at step {}: {who}'s {label} (step {}) still waits for {blockers}, \
+                 and {who} can send nothing until {blockers} {verb}.",
+                k + 1,
+                entry + 1,
+            ))
+        }
+    }
+}
+
+/// "Adam", "Adam and Omar", "A, B and C".
+pub fn names(actors: &[String]) -> String {
+    let shown: Vec<String> = actors.iter().map(|a| display_name(a)).collect();
+    match shown.as_slice() {
+        [] => "the lock holder".to_string(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
+}
+
+fn capitalised(message: &str) -> String {
+    let mut chars = message.chars();
+    let mut out: String = chars
+        .next()
+        .map(|c| c.to_uppercase().chain(chars).collect())
+        .unwrap_or_default();
+    if !out.ends_with('.') {
+        out.push('.');
+    }
+    out
+}
+
+/// One buyer's next operation after the order as it stands, and whether it can be sent now.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NextStep {
+    pub actor: usize,
+    pub who: String,
+    pub label: String,
+    /// Whom the buyer still waits for (display names joined), if it cannot go yet.
+    pub waits_for: Option<String>,
+}
+
+/// Every buyer who has an operation left, in lane order, with what blocks them now. An order
+/// that cannot run offers nothing.
+pub fn next_steps(schedule: &Schedule) -> Vec<NextStep> {
+    let mut engine = Engine::new(schedule);
+    for &actor in schedule.order() {
+        if engine.step(actor).is_err() {
+            return Vec::new();
+        }
+    }
+    let mut used = vec![0usize; schedule.actors().len()];
+    for &a in schedule.order() {
+        used[a] += 1;
+    }
+    super::lanes(schedule)
+        .into_iter()
+        .filter_map(|a| {
+            let actor = &schedule.actors()[a];
+            let op = actor.program.get(used[a])?;
+            let waits_for = match engine.blocked(a) {
+                Some(Blocked::Waiting { on, .. }) => Some(names(&on)),
+                _ => None,
+            };
+            Some(NextStep {
+                actor: a,
+                who: display_name(&actor.name),
+                label: op_label(op),
+                waits_for,
+            })
+        })
+        .collect()
+}
+
+/// The mark the timeline puts on each operation of a program: "attempt N" where an attempt
+/// written again under "only if the last attempt failed" begins (the first such operation after
+/// an unconditional one, or the same operation as the one that began the last attempt), "only
+/// if held" on one that runs only while its buyer holds the seats, nothing otherwise.
+pub fn condition_marks(actor: &Actor) -> Vec<Option<String>> {
+    let mut attempt = 1;
+    let mut first: Option<&'static str> = None;
+    (0..actor.program.len())
+        .map(|i| {
+            let name = actor.program[i].name();
+            match actor.condition(i) {
+                Condition::Always => {
+                    first = None;
+                    None
+                }
+                Condition::Held => Some("only if held".to_string()),
+                Condition::Failed if first.is_some_and(|f| f != name) => None,
+                Condition::Failed => {
+                    attempt += 1;
+                    first = Some(name);
+                    Some(format!("attempt {attempt}"))
+                }
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shared::scenarios;
+    use shared::schedule::{Isolation, Op};
+
+    fn builtin(id: &str) -> Schedule {
+        crate::model::playable(&scenarios::get(id).expect("built-in").schedule())
+    }
+
+    #[test]
+    fn a_waiting_buyers_refusal_names_the_blocker_in_a_sentence() {
+        let schedule = builtin("ch4-lock_row");
+        let outcome = run(&schedule).unwrap();
+        let waiting = outcome
+            .entries
+            .iter()
+            .position(|e| !e.trace.waited_for.is_empty())
+            .expect("the second buyer waits under a row lock");
+        let waiter = schedule.order()[waiting];
+        // Send the waiter again right after its waiting step.
+        let mut order = schedule.order()[..=waiting].to_vec();
+        order.push(waiter);
+        let refused = run(&schedule.with_order(order)).unwrap_err();
+        assert!(!refused.contains("order["), "{refused}");
+        let who = display_name(&schedule.actors()[waiter].name);
+        let blocker = &outcome.entries[waiting].trace.waited_for[0];
+        assert!(
+            refused.starts_with(&format!("{who} cannot go at step {}", waiting + 2)),
+            "{refused}"
+        );
+        assert!(
+            refused.contains(&format!("waits for {}", display_name(blocker))),
+            "{refused}"
+        );
+        assert!(refused.ends_with('.'), "{refused}");
+    }
+
+    #[test]
+    fn after_a_fork_the_waiting_buyer_is_offered_greyed_with_whom_it_waits_for() {
+        let schedule = builtin("ch4-lock_row");
+        let outcome = run(&schedule).unwrap();
+        let waiting = outcome
+            .entries
+            .iter()
+            .position(|e| !e.trace.waited_for.is_empty())
+            .unwrap();
+        let forked = schedule.with_order(schedule.order()[..=waiting].to_vec());
+        let next = next_steps(&forked);
+        let waiter = schedule.order()[waiting];
+        let blocker = display_name(&outcome.entries[waiting].trace.waited_for[0]);
+        let theirs = next
+            .iter()
+            .find(|n| n.actor == waiter)
+            .expect("the waiter has steps left");
+        assert_eq!(theirs.waits_for.as_deref(), Some(blocker.as_str()));
+        let others: Vec<&NextStep> = next.iter().filter(|n| n.actor != waiter).collect();
+        assert!(
+            !others.is_empty() && others.iter().all(|n| n.waits_for.is_none()),
+            "{next:?}"
+        );
+        // Every offered step that is not greyed out really can be sent.
+        for step in next.iter().filter(|n| n.waits_for.is_none()) {
+            let mut order = forked.order().to_vec();
+            order.push(step.actor);
+            assert!(run(&forked.with_order(order)).is_ok(), "{step:?}");
+        }
+    }
+
+    #[test]
+    fn a_buyer_with_nothing_left_is_not_offered() {
+        let schedule = builtin("ch4-check_then_act");
+        assert!(next_steps(&schedule).is_empty());
+        let start = schedule.with_order(Vec::new());
+        assert_eq!(next_steps(&start).len(), 2);
+    }
+
+    #[test]
+    fn an_order_that_names_a_finished_buyer_says_so_in_words() {
+        let schedule = builtin("ch4-check_then_act");
+        let mut order = schedule.order().to_vec();
+        let adam = order[0];
+        order.push(adam);
+        let refused = run(&schedule.with_order(order)).unwrap_err();
+        assert_eq!(refused, "Adam has no step left to send at step 5.");
+    }
+
+    #[test]
+    fn a_retry_is_marked_as_a_new_attempt_and_a_step_while_held_as_conditional() {
+        let program = vec![
+            Op::Begin {
+                isolation: Isolation::Serializable,
+            },
+            Op::Commit,
+            Op::Begin {
+                isolation: Isolation::Serializable,
+            },
+            Op::Commit,
+            Op::Begin {
+                isolation: Isolation::Serializable,
+            },
+            Op::Commit,
+            Op::Confirm { now: None },
+        ];
+        let actor = Actor {
+            name: "adam".to_string(),
+            conditions: vec![
+                Condition::Always,
+                Condition::Always,
+                Condition::Failed,
+                Condition::Failed,
+                Condition::Failed,
+                Condition::Failed,
+                Condition::Held,
+            ],
+            program,
+            defence: None,
+        };
+        let marks = condition_marks(&actor);
+        assert_eq!(
+            marks,
+            [
+                None,
+                None,
+                Some("attempt 2".to_string()),
+                None,
+                Some("attempt 3".to_string()),
+                None,
+                Some("only if held".to_string()),
+            ]
+        );
+        let plain = builtin("ch4-check_then_act");
+        assert!(condition_marks(&plain.actors()[0])
+            .iter()
+            .all(Option::is_none));
+    }
+}
