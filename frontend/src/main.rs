@@ -2,12 +2,14 @@
 
 mod api;
 mod app;
-mod chapters;
 mod components;
 mod link;
 mod model;
 mod state;
 mod words;
+
+/// The chapters' text is pure data in `shared`, so the server can put it in the HTML too.
+use shared::chapters;
 
 fn main() {
     leptos::mount::mount_to_body(app::App);

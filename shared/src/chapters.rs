@@ -334,12 +334,12 @@ mod tests {
                 assert!(!part.variants.is_empty(), "{}", part.title);
                 for v in part.variants {
                     assert!(
-                        shared::scenarios::get(v.scenario).is_some(),
+                        crate::scenarios::get(v.scenario).is_some(),
                         "{}",
                         v.scenario
                     );
                     if let Some(d) = v.defence {
-                        assert!(shared::defences::NAMES.contains(&d), "{d}");
+                        assert!(crate::defences::NAMES.contains(&d), "{d}");
                     }
                     assert!(locate(chapter, v.scenario, v.defence).is_some());
                 }
