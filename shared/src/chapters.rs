@@ -51,6 +51,14 @@ macro_rules! one {
     };
 }
 
+/// What Last Seat is, in a few sentences: the home page's pitch.
+pub const INTRO: &str = "Two people tap the same seat in the same second. Both screens said it \
+     was free, and only one of them can sit in it. Last Seat slows that second down: you choose \
+     the order in which each buyer\u{2019}s reads and writes reach the database, pick the defence \
+     the booking code relies on, and watch who is told they got the seat. Then the very same \
+     schedule runs on a real PostgreSQL, one connection per buyer, and the two outcomes are laid \
+     side by side.";
+
 /// Every chapter, in reading order.
 pub const CHAPTERS: &[Chapter] = &[
     Chapter {
