@@ -103,15 +103,19 @@ ensure_isolationtester() {
         apt_install postgresql-client
 }
 
-# playwright-core only (it drives the system Chromium and never downloads a browser).
+# playwright-core (it drives the system Chromium and never downloads a browser) and axe-core
+# (the accessibility checks the browser tests inject into the page).
 ensure_e2e_deps() {
-    local want have
-    want=$(node -p "require('$ROOT/e2e/package-lock.json').packages['node_modules/playwright-core'].version")
-    have=$(node -p "try { require('$ROOT/e2e/node_modules/playwright-core/package.json').version } catch { '' }")
-    if [ "$want" != "$have" ]; then
-        say "npm ci (e2e: playwright-core $want)"
-        (cd "$ROOT/e2e" && npm ci --no-audit --no-fund --loglevel=error)
-    fi
+    local pkg want have
+    for pkg in playwright-core axe-core; do
+        want=$(node -p "require('$ROOT/e2e/package-lock.json').packages['node_modules/$pkg'].version")
+        have=$(node -p "try { require('$ROOT/e2e/node_modules/$pkg/package.json').version } catch { '' }")
+        if [ "$want" != "$have" ]; then
+            say "npm ci (e2e: playwright-core, axe-core)"
+            (cd "$ROOT/e2e" && npm ci --no-audit --no-fund --loglevel=error)
+            return
+        fi
+    done
 }
 
 # ensure_tools build: what `trunk build` and `cargo run` need.

@@ -39,7 +39,7 @@ impl Prerender {
     /// The document's title.
     pub fn title(self) -> Option<String> {
         match self {
-            Prerender::Home => Some("Last Seat: the race for one seat".to_string()),
+            Prerender::Home => Some("Last Seat".to_string()),
             Prerender::Chapter(c) => Some(format!("Chapter {}: {} · Last Seat", c.number, c.title)),
             Prerender::Nothing => None,
         }

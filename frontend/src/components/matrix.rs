@@ -124,7 +124,11 @@ fn Cell(cell: MatrixCell) -> impl IntoView {
     };
     let defence = title_of_defence(&cell.defence);
     let scenario = title_of_scenario(&cell.scenario);
-    let label = format!("{defence}, {scenario}: {} Load an example.", cell.summary);
+    // The accessible name starts with the words on the cell (WCAG's label in name).
+    let label = format!(
+        "{count}: {defence}, {scenario}. {} Press to load an example.",
+        cell.summary
+    );
     let marks = cell
         .ways
         .iter()
@@ -158,6 +162,9 @@ fn Mark(way: Way) -> impl IntoView {
         Some(s) => match &s.how {
             StopHow::Error { code } => ("error", Some(code.clone())),
             StopHow::Skipped => ("skipped", None),
+            StopHow::Refused {
+                answer: shared::outcome::Answer::RefundDue,
+            } => ("refund", None),
             StopHow::Refused { .. } => ("refused", None),
             StopHow::UpdatedNoRows => ("norows", None),
             StopHow::LockedFewerRows => ("locked", None),
@@ -185,6 +192,8 @@ fn Icon(kind: &'static str) -> impl IntoView {
         "skipped" => view! { <path d="M2 11c1.5-5 8-6.5 11-2" /><path d="M13.5 4.8v4.4H9.1" /> }.into_any(),
         // A no-entry sign: the hold was refused.
         "refused" => view! { <circle cx="8" cy="8" r="6.5" /><path d="M4.5 8h7" /> }.into_any(),
+        // Money going back: it paid after its hold was lost, and is owed a refund.
+        "refund" => view! { <circle cx="8" cy="8" r="6.5" /><path d="M5 6.5h4.5a2 2 0 0 1 0 4H6.5" /><path d="M6.8 4.6L5 6.5l1.8 1.9" /> }.into_any(),
         // An empty set: the conditional UPDATE changed no row.
         "norows" => view! { <circle cx="8" cy="8" r="5" /><path d="M3 13L13 3" /> }.into_any(),
         // A padlock: SKIP LOCKED passed the locked seat over.
@@ -201,7 +210,7 @@ fn Icon(kind: &'static str) -> impl IntoView {
 
 #[component]
 fn Legend() -> impl IntoView {
-    let items: [(&str, &str); 7] = [
+    let items: [(&str, &str); 8] = [
         ("twice", "nobody was stopped: the seat was sold twice (a red cell)"),
         ("waited", "waited for another buyer's row lock first"),
         ("error", "PostgreSQL answered with an error, its code beside it: 40001 serialization failure, 55P03 lock not available, 23505 duplicate ticket"),
@@ -209,6 +218,7 @@ fn Legend() -> impl IntoView {
         ("norows", "the conditional UPDATE changed no row"),
         ("locked", "SKIP LOCKED passed the locked seat over"),
         ("refused", "the hold was refused: the seat is taken"),
+        ("refund", "paid after its hold was lost: owed a refund"),
     ];
     view! {
         <ul class="matrix-legend" aria-label="What the icons mean" data-testid="matrix-legend">

@@ -108,7 +108,7 @@ pub fn Share() -> impl IntoView {
                                     <code>{name.clone()}</code>
                                     <a href=href download=name.clone()>"Download"</a>
                                 </figcaption>
-                                <pre><code>{text}</code></pre>
+                                <pre tabindex="0" aria-label=format!("{name}, its text")><code>{text}</code></pre>
                             </figure>
                         }
                     }).collect_view()}
