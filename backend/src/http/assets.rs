@@ -86,14 +86,18 @@ fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
 }
 
 /// Whether a file name carries Trunk's content hash: `frontend-0123456789abcdef_bg.wasm`,
-/// `style-0123456789abcdef.css` (sixteen hex digits after a dash, then `.` or `_`).
+/// `style-0123456789abcdef.css` (a dash, then the hash as 8 to 16 hex digits, since Trunk
+/// writes it without its leading zeros, then `.` or `_`).
 pub fn is_hashed(name: &str) -> bool {
     let bytes = name.as_bytes();
     bytes.iter().enumerate().any(|(i, &b)| {
+        let digits = bytes[i + 1..]
+            .iter()
+            .take_while(|c| c.is_ascii_hexdigit())
+            .count();
         b == b'-'
-            && bytes.len() > i + 17
-            && bytes[i + 1..i + 17].iter().all(u8::is_ascii_hexdigit)
-            && matches!(bytes[i + 17], b'.' | b'_')
+            && (8..=16).contains(&digits)
+            && matches!(bytes.get(i + 1 + digits), Some(b'.' | b'_'))
     })
 }
 
@@ -139,7 +143,15 @@ mod tests {
         assert!(!is_hashed("index.html"));
         assert!(!is_hashed("chapter-1"));
         assert!(!is_hashed("my-file.css"));
-        assert!(!is_hashed("frontend-5c1d2e3f4a5b6c7.js"), "fifteen digits");
+        assert!(
+            is_hashed("frontend-479abe1ab61852_bg.wasm"),
+            "leading zeros left out"
+        );
+        assert!(!is_hashed("frontend-5c1d2.js"), "five digits");
+        assert!(
+            !is_hashed("frontend-5c1d2e3f4a5b6c7d9.js"),
+            "seventeen digits"
+        );
         assert!(!is_hashed("frontend-5c1d2e3f4a5b6c7dzz.js"));
     }
 }

@@ -124,9 +124,10 @@ fn Cell(cell: MatrixCell) -> impl IntoView {
     };
     let defence = title_of_defence(&cell.defence);
     let scenario = title_of_scenario(&cell.scenario);
-    // The accessible name starts with the words on the cell (WCAG's label in name).
-    let label = format!(
-        "{count}: {defence}, {scenario}. {} Press to load an example.",
+    // The name is the cell's own words, then what a sighted reader gets from the row, the
+    // column and the colour (so the visible words are always part of the name).
+    let spoken = format!(
+        ". {defence}, {scenario}. {} Press to load an example.",
         cell.summary
     );
     let marks = cell
@@ -140,7 +141,6 @@ fn Cell(cell: MatrixCell) -> impl IntoView {
             class="matrix-cell"
             class:bad=bad
             class:good=!bad
-            aria-label=label
             title=cell.summary.clone()
             data-testid="matrix-cell"
             data-defence=cell.defence.clone()
@@ -148,8 +148,9 @@ fn Cell(cell: MatrixCell) -> impl IntoView {
             data-double=e.double_booked().to_string()
             on:click=move |_| load(lab, &picked)
         >
-            <span class="marks" aria-hidden="true">{marks}</span>
+            <span class="marks">{marks}</span>
             <span class="cell-count">{count}</span>
+            <span class="visually-hidden">{spoken}</span>
         </button>
     }
 }
