@@ -2,7 +2,7 @@
 #
 #   ensure_tools build|test  install what building (and testing) needs, skipping what is there
 #   ensure_postgres          find or start PostgreSQL and export DATABASE_URL
-#   build_frontend           trunk build --release into dist/
+#   build_frontend           trunk build --release into dist/, then its .br and .gz copies
 #   stop_postgres            stop the private cluster if ensure_postgres started it
 #
 # Every install is skipped when the tool is already there at the right version, so a second
@@ -103,15 +103,19 @@ ensure_isolationtester() {
         apt_install postgresql-client
 }
 
-# playwright-core only (it drives the system Chromium and never downloads a browser).
+# playwright-core (it drives the system Chromium and never downloads a browser) and axe-core
+# (the accessibility checks the browser tests inject into the page).
 ensure_e2e_deps() {
-    local want have
-    want=$(node -p "require('$ROOT/e2e/package-lock.json').packages['node_modules/playwright-core'].version")
-    have=$(node -p "try { require('$ROOT/e2e/node_modules/playwright-core/package.json').version } catch { '' }")
-    if [ "$want" != "$have" ]; then
-        say "npm ci (e2e: playwright-core $want)"
-        (cd "$ROOT/e2e" && npm ci --no-audit --no-fund --loglevel=error)
-    fi
+    local pkg want have
+    for pkg in playwright-core axe-core; do
+        want=$(node -p "require('$ROOT/e2e/package-lock.json').packages['node_modules/$pkg'].version")
+        have=$(node -p "try { require('$ROOT/e2e/node_modules/$pkg/package.json').version } catch { '' }")
+        if [ "$want" != "$have" ]; then
+            say "npm ci (e2e: playwright-core, axe-core)"
+            (cd "$ROOT/e2e" && npm ci --no-audit --no-fund --loglevel=error)
+            return
+        fi
+    done
 }
 
 # ensure_tools build: what `trunk build` and `cargo run` need.
@@ -152,9 +156,14 @@ build_frontend() {
     local wasm
     wasm=$(ls "$ROOT"/dist/*.wasm 2>/dev/null | head -n 1)
     [ -n "$wasm" ] || die "trunk wrote no .wasm into dist/"
+    # The .br and .gz copies the server sends precompressed (brotli in Rust: no tool to install).
+    say "backend compress dist (brotli and gzip copies of the page's files)"
+    (cd "$ROOT" && cargo run -q -p backend -- compress dist >/dev/null) ||
+        die "could not compress the page's files"
     WASM_RAW=$(wc -c <"$wasm")
-    WASM_GZIP=$(gzip -9c "$wasm" | wc -c)
-    say "page built: $(basename "$wasm") is $((WASM_RAW / 1024)) KiB, $((WASM_GZIP / 1024)) KiB gzipped"
+    WASM_GZIP=$(wc -c <"$wasm.gz")
+    WASM_BROTLI=$(wc -c <"$wasm.br")
+    say "page built: $(basename "$wasm") is $((WASM_RAW / 1024)) KiB, $((WASM_BROTLI / 1024)) KiB brotli, $((WASM_GZIP / 1024)) KiB gzipped"
 }
 
 # ---------------------------------------------------------------------------------------------

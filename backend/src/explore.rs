@@ -51,7 +51,7 @@ fn report(file: &str, e: &Exploration, millis: f64) -> String {
         }
         let _ = writeln!(
             out,
-            "  {:>7}  {} — the loser: {}\n           e.g. {}",
+            "  {:>7}  {} — how the others were stopped: {}\n           e.g. {}",
             g.count,
             verdict.join(", "),
             g.stop,

@@ -1,5 +1,6 @@
 //! The `backend` command: `serve` the API and the page, `replay` schedule files on
-//! PostgreSQL and in the simulator, or `explore` every interleaving of one in the simulator.
+//! PostgreSQL and in the simulator, `explore` every interleaving of one in the simulator, or
+//! `compress` the built page (its `.br` and `.gz` files, which `serve` sends as they are).
 
 use std::io::Write;
 use std::net::SocketAddr;
@@ -40,6 +41,12 @@ enum Command {
     },
     /// Run every feasible interleaving of a schedule file in the simulator, grouped by verdict.
     Explore { file: PathBuf },
+    /// Write a brotli (.br) and a gzip (.gz) copy beside every text and wasm file of the built
+    /// page, for `serve` to send precompressed.
+    Compress {
+        #[arg(default_value = "dist")]
+        dir: PathBuf,
+    },
 }
 
 #[tokio::main]
@@ -54,6 +61,7 @@ async fn main() -> ExitCode {
     match Cli::parse().command {
         Command::Serve { addr, dist } => serve(addr, dist).await,
         Command::Replay { json, files } => replay(json, &files).await,
+        Command::Compress { dir } => compress(&dir),
         Command::Explore { file } => match backend::explore::explore_file(&file) {
             Ok(report) => {
                 print!("{report}");
@@ -64,6 +72,27 @@ async fn main() -> ExitCode {
                 ExitCode::from(2)
             }
         },
+    }
+}
+
+fn compress(dir: &std::path::Path) -> ExitCode {
+    match backend::http::assets::compress_dir(dir) {
+        Ok(files) => {
+            for f in files {
+                println!(
+                    "{}: {} bytes, {} brotli, {} gzip",
+                    f.path.display(),
+                    f.raw,
+                    f.brotli,
+                    f.gzip
+                );
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("cannot compress {}: {e}", dir.display());
+            ExitCode::from(2)
+        }
     }
 }
 

@@ -23,9 +23,12 @@ use crate::schedule::{
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Group {
     pub verdict: Verdict,
-    /// How the buyer(s) who got no seat were stopped: "waited, then error 40001",
-    /// "updated no rows", "skipped", "not stopped" (a double booking)...
+    /// How the buyer(s) who got no seat were stopped, in words: "waited, then got error 40001
+    /// (serialization failure)", "updated no rows: the seat was no longer free", or "nobody was
+    /// stopped: the seat was sold twice"...
     pub stop: String,
+    /// The same, one entry per distinct way (sorted by its words); empty for a double booking.
+    pub stops: Vec<Stop>,
     pub count: u64,
     /// The first order found in this group, as actor names.
     pub example: Vec<String>,
@@ -311,13 +314,18 @@ impl Grouper<'_> {
     /// The group of a key met for the first time, in the order `path`: one with the same
     /// verdict and stop label, or a new one with this order as its example.
     fn group(&mut self, key: &OrderKey, path: &[usize], names: &Names) -> usize {
-        let label = (key.verdict.verdict(names), self.stop(key));
+        let stops = self.stops(key);
+        let label = (
+            key.verdict.verdict(names),
+            label(key.verdict.double_booked, &stops),
+        );
         if let Some(&group) = self.by_label.get(&label) {
             return group;
         }
         self.groups.push(Group {
             verdict: label.0.clone(),
             stop: label.1.clone(),
+            stops,
             count: 0,
             example: path
                 .iter()
@@ -328,14 +336,14 @@ impl Grouper<'_> {
         self.groups.len() - 1
     }
 
-    /// The stop label of an order key, as `stop_label` writes it.
-    fn stop(&self, key: &OrderKey) -> String {
+    /// The stops of an order key, as `stops` gives them.
+    fn stops(&self, key: &OrderKey) -> Vec<Stop> {
         if key.verdict.double_booked {
-            return "not stopped".to_string();
+            return Vec::new();
         }
-        join_labels(key.stops.iter().flatten().map(|&(waited, how)| {
+        distinct(key.stops.iter().flatten().map(|&(waited, how)| {
             how.map(|code| self.codes[code as usize].as_str())
-                .words(waited)
+                .stop(waited)
         }))
     }
 }
@@ -377,18 +385,19 @@ pub fn permutations(schedule: &Schedule) -> u64 {
     total as u64
 }
 
-/// How the buyers who ended with no seat were stopped, in a few words.
-pub fn stop_label(
+/// How the buyers who ended with no seat were stopped, one entry per distinct way (sorted by
+/// their words); empty for a double booking, where nobody was.
+pub fn stops(
     schedule: &Schedule,
     trace: &Trace,
     seats: &BTreeMap<String, SeatOutcome>,
     verdict: &Verdict,
-) -> String {
+) -> Vec<Stop> {
     if verdict.double_booked {
-        return "not stopped".to_string();
+        return Vec::new();
     }
     let seated: Vec<&String> = seats.values().flat_map(|s| s.told.iter()).collect();
-    join_labels(
+    distinct(
         schedule
             .actors()
             .iter()
@@ -399,19 +408,110 @@ pub fn stop_label(
                 let how = mine
                     .filter_map(|e| Some((e.op_index, e.result.as_ref()?)))
                     .find_map(|(op_index, result)| How::of(&a.program[op_index], result))?;
-                Some(how.words(waited))
+                Some(how.stop(waited))
             }),
     )
 }
 
-fn join_labels(labels: impl Iterator<Item = String>) -> String {
-    let mut labels: Vec<String> = labels.collect();
-    labels.sort();
-    labels.dedup();
-    if labels.is_empty() {
-        "nobody stopped".to_string()
+/// How the buyers who ended with no seat were stopped, in words (`stops` joined by "; ").
+pub fn stop_label(
+    schedule: &Schedule,
+    trace: &Trace,
+    seats: &BTreeMap<String, SeatOutcome>,
+    verdict: &Verdict,
+) -> String {
+    label(
+        verdict.double_booked,
+        &stops(schedule, trace, seats, verdict),
+    )
+}
+
+/// What a double booking's stop label says.
+pub const NOT_STOPPED: &str = "nobody was stopped: the seat was sold twice";
+
+/// The words of a group's stops.
+fn label(double_booked: bool, stops: &[Stop]) -> String {
+    if double_booked {
+        NOT_STOPPED.to_string()
+    } else if stops.is_empty() {
+        "nobody was turned away".to_string()
     } else {
-        labels.join("; ")
+        stops.iter().map(Stop::words).collect::<Vec<_>>().join("; ")
+    }
+}
+
+/// Sorted by their words, each once.
+fn distinct(stops: impl Iterator<Item = Stop>) -> Vec<Stop> {
+    let mut stops: Vec<(String, Stop)> = stops.map(|s| (s.words(), s)).collect();
+    stops.sort_by(|a, b| a.0.cmp(&b.0));
+    stops.dedup_by(|a, b| a.0 == b.0);
+    stops.into_iter().map(|(_, s)| s).collect()
+}
+
+/// How one buyer who got no seat was stopped.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Stop {
+    /// Whether one of its statements waited for another buyer's lock first.
+    pub waited: bool,
+    pub how: StopHow,
+}
+
+/// What stopped a buyer, in the statement that did.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum StopHow {
+    /// PostgreSQL failed the statement (or the commit) with this SQLSTATE.
+    Error { code: String },
+    /// A write or a ticket not sent: the buyer had read the seat as taken.
+    Skipped,
+    /// A one-call operation said no: `unavailable`, `busy`, `expired`, `refund_due`.
+    Refused { answer: Answer },
+    /// The conditional UPDATE found the seat no longer free.
+    UpdatedNoRows,
+    /// SKIP LOCKED passed over the locked seat.
+    LockedFewerRows,
+}
+
+impl Stop {
+    /// In words, for a person: "waited, then got error 40001 (serialization failure)".
+    pub fn words(&self) -> String {
+        let how = match &self.how {
+            StopHow::Error { code } => format!("got error {code} ({})", error_name(code)),
+            StopHow::Skipped => "saw the seat taken and did not write".to_string(),
+            StopHow::Refused { answer } => refusal_words(*answer).to_string(),
+            StopHow::UpdatedNoRows => "updated no rows: the seat was no longer free".to_string(),
+            StopHow::LockedFewerRows => {
+                "found the seat locked and skipped it (SKIP LOCKED)".to_string()
+            }
+        };
+        if self.waited {
+            format!("waited, then {how}")
+        } else {
+            how
+        }
+    }
+}
+
+/// What a SQLSTATE the races meet means, in a few words.
+pub fn error_name(code: &str) -> &'static str {
+    match code {
+        "40001" => "serialization failure",
+        "40P01" => "deadlock",
+        "55P03" => "lock not available",
+        "23505" => "duplicate ticket, refused by the unique key",
+        "25P02" => "the transaction had already failed",
+        "57014" => "statement cancelled",
+        _ => "an error",
+    }
+}
+
+fn refusal_words(answer: Answer) -> &'static str {
+    match answer {
+        Answer::Unavailable => "was told the seat is taken",
+        Answer::Busy => "was told the seat is busy right now",
+        Answer::Expired => "found its hold had run out",
+        Answer::RefundDue => "paid after its hold was lost, and is owed a refund",
+        Answer::Held | Answer::Issued | Answer::Duplicate | Answer::Released => "was answered",
     }
 }
 
@@ -455,20 +555,18 @@ impl<'r> How<&'r str> {
         })
     }
 
-    /// In a few words, after "waited, then" if the buyer waited.
-    fn words(self, waited: bool) -> String {
+    /// The stop it is, once it is known whether the buyer waited.
+    fn stop(self, waited: bool) -> Stop {
         let how = match self {
-            How::Error(code) => format!("error {code}"),
-            How::Skipped => "skipped: it remembered the seat as taken".to_string(),
-            How::Answered(answer) => format!("answered {}", answer.as_str()),
-            How::UpdatedNoRows => "updated no rows".to_string(),
-            How::LockedFewerRows => "locked fewer rows".to_string(),
+            How::Error(code) => StopHow::Error {
+                code: code.to_string(),
+            },
+            How::Skipped => StopHow::Skipped,
+            How::Answered(answer) => StopHow::Refused { answer },
+            How::UpdatedNoRows => StopHow::UpdatedNoRows,
+            How::LockedFewerRows => StopHow::LockedFewerRows,
         };
-        if waited {
-            format!("waited, then {how}")
-        } else {
-            how
-        }
+        Stop { waited, how }
     }
 }
 
@@ -491,32 +589,91 @@ pub struct MatrixScenario {
     pub title: &'static str,
     /// The buyers, each running the row's defence for seat A7.
     pub buyers: &'static [&'static str],
+    /// The clock moves on this many minutes at some point of the race (past the 10-minute
+    /// hold, so a hold can run out under a buyer who is still paying).
+    pub clock: Option<u32>,
 }
 
 const MATRIX_SCENARIOS: &[MatrixScenario] = &[
     MatrixScenario {
         id: "two-buyers",
-        title: "2 buyers, 1 seat",
+        title: "Two buyers",
         buyers: &["adam", "omar"],
+        clock: None,
     },
     MatrixScenario {
         id: "three-buyers",
-        title: "3 buyers, 1 seat",
+        title: "Three buyers",
         buyers: &["adam", "omar", "zoe"],
+        clock: None,
+    },
+    MatrixScenario {
+        id: "hold-runs-out",
+        title: "Two buyers, a hold runs out",
+        buyers: &["adam", "omar"],
+        clock: Some(11),
     },
 ];
 
-/// The rows of the matrix: the defences of chapter 4 that race for a seat with SQL alone.
-const MATRIX_DEFENCES: &[&str] = &[
-    "check_then_act",
-    "transaction",
-    "atomic_update",
-    "lock_row",
-    "unique_constraint",
-    "serializable",
-    "repeatable_read",
-    "lock_nowait",
-    "skip_locked",
+/// A row of the matrix: a defence, and what the page calls it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct MatrixDefence {
+    /// The defence's name, as the schedules spell it.
+    pub id: &'static str,
+    pub title: &'static str,
+}
+
+/// The rows of the matrix: the defences that race for a seat, from SQL alone to the hold and
+/// the Redis SET NX hold.
+const MATRIX_DEFENCES: &[MatrixDefence] = &[
+    MatrixDefence {
+        id: "check_then_act",
+        title: "Check, then act",
+    },
+    MatrixDefence {
+        id: "transaction",
+        title: "Transaction",
+    },
+    MatrixDefence {
+        id: "atomic_update",
+        title: "Atomic write",
+    },
+    MatrixDefence {
+        id: "lock_row",
+        title: "Row lock",
+    },
+    MatrixDefence {
+        id: "unique_constraint",
+        title: "Unique constraint",
+    },
+    MatrixDefence {
+        id: "serializable",
+        title: "Serializable",
+    },
+    MatrixDefence {
+        id: "repeatable_read",
+        title: "Repeatable read",
+    },
+    MatrixDefence {
+        id: "lock_nowait",
+        title: "Row lock, NOWAIT",
+    },
+    MatrixDefence {
+        id: "skip_locked",
+        title: "Row lock, SKIP LOCKED",
+    },
+    MatrixDefence {
+        id: "hold_confirm",
+        title: "Hold, pay, confirm",
+    },
+    MatrixDefence {
+        id: "redis_hold",
+        title: "Redis hold, then a ticket",
+    },
+    MatrixDefence {
+        id: "redis_update",
+        title: "Redis hold, then an UPDATE",
+    },
 ];
 
 /// The matrix's scenarios (its columns), in the order the page shows them.
@@ -525,21 +682,46 @@ pub fn matrix_scenarios() -> &'static [MatrixScenario] {
 }
 
 /// The matrix's defences (its rows), in the order the page shows them.
-pub fn matrix_defences() -> &'static [&'static str] {
+pub fn matrix_defences() -> &'static [MatrixDefence] {
     MATRIX_DEFENCES
 }
 
+/// The most orders one cell explores: every cell has fewer (34,650 at most, three buyers who
+/// never wait); a cell that grew past it says so (`complete` is false) instead of freezing the
+/// page.
+pub const MATRIX_CELL_LIMIT: u64 = 50_000;
+
 /// The schedule of one cell: every buyer of `scenario` runs `defence` for seat A7 (show 501,
-/// holds of 10 minutes); its order is the race with every buyer's step in turn, a waiting buyer
-/// passing its turn. `None` for a defence or scenario that is not in the matrix.
+/// holds of 10 minutes), with the clock's move if the scenario has one; its order is the race
+/// with every buyer's step in turn, a waiting buyer passing its turn. `None` for a defence or
+/// scenario that is not in the matrix.
 pub fn matrix_schedule(defence: &str, scenario: &str) -> Option<Schedule> {
-    let defence = *MATRIX_DEFENCES.iter().find(|d| **d == defence)?;
+    let row = MATRIX_DEFENCES.iter().find(|d| d.id == defence)?;
     let column = MATRIX_SCENARIOS.iter().find(|s| s.id == scenario)?;
     let seats = vec!["A7".to_string()];
+    let mut actors: BTreeMap<String, ProgramSpec> = column
+        .buyers
+        .iter()
+        .map(|b| {
+            let spec = ProgramSpec::Defence {
+                defence: row.id.to_string(),
+                seats: Some(seats.clone()),
+            };
+            (b.to_string(), spec)
+        })
+        .collect();
+    if let Some(minutes) = column.clock {
+        actors.insert(
+            CLOCK.to_string(),
+            ProgramSpec::Ops(vec![
+                serde_json::json!({"op": "advance", "minutes": minutes}),
+            ]),
+        );
+    }
     let file = ScheduleFile {
         version: 1,
-        name: format!("{}: {defence}", column.title),
-        description: defences::summary(defence).map(str::to_string),
+        name: format!("{}: {}", column.title, row.title),
+        description: defences::summary(row.id).map(str::to_string),
         scenario: Scenario {
             show: 501,
             hold_minutes: 10,
@@ -551,17 +733,7 @@ pub fn matrix_schedule(defence: &str, scenario: &str) -> Option<Schedule> {
                 until: None,
             }],
         },
-        actors: column
-            .buyers
-            .iter()
-            .map(|b| {
-                let spec = ProgramSpec::Defence {
-                    defence: defence.to_string(),
-                    seats: Some(seats.clone()),
-                };
-                (b.to_string(), spec)
-            })
-            .collect(),
+        actors: actors.into_iter().collect(),
         order: Vec::new(),
         expect: None,
     };
@@ -592,6 +764,19 @@ fn racing_order(schedule: &Schedule) -> Vec<usize> {
     order
 }
 
+/// One way the orders of a cell ended for the buyers who got no seat: a stop, or nobody
+/// stopped (a double booking), and in how many orders.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Way {
+    /// `None`: nobody was stopped, the seat was sold twice.
+    pub stop: Option<Stop>,
+    pub words: String,
+    /// The orders in which some buyer was stopped this way.
+    pub orders: u64,
+    /// One of them, as actor names: loaded into the lab when the reader picks the cell.
+    pub example: Vec<String>,
+}
+
 /// One cell of the matrix: every feasible order of the cell's schedule, and how the buyers who
 /// got no seat were stopped.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -599,42 +784,113 @@ pub struct MatrixCell {
     pub defence: String,
     pub scenario: String,
     pub exploration: Exploration,
-    /// In a few words, with how many orders each way: "4 of 6 orders double-book; otherwise:
-    /// skipped: it remembered the seat as taken (2)", "never: error 40001 (20) · waited, then
-    /// error 40001 (20) · skipped: it remembered the seat as taken (10)".
+    /// The ways, the double booking first, then by orders (most first).
+    pub ways: Vec<Way>,
+    /// In sentences, with how many orders each way: "24 of 70 orders sell the seat twice. In
+    /// the other 46, the second buyer saw the seat taken and did not write (46)."
     pub summary: String,
 }
 
-/// Explores one cell: every feasible order (34,650 at most, three buyers who never wait), in
-/// tens of milliseconds at most. `None` for a defence or scenario that is not in the matrix.
+impl MatrixCell {
+    /// The order to load when the reader picks the cell: a double booking if there is one,
+    /// else an example of the commonest way.
+    pub fn example(&self) -> &[String] {
+        self.ways
+            .first()
+            .map(|w| w.example.as_slice())
+            .unwrap_or_default()
+    }
+}
+
+/// Explores one cell: every feasible order (at most `MATRIX_CELL_LIMIT`), in tens of
+/// milliseconds at most. `None` for a defence or scenario that is not in the matrix.
 pub fn matrix_cell(defence: &str, scenario: &str) -> Option<MatrixCell> {
     let schedule = matrix_schedule(defence, scenario)?;
-    let exploration = explore(&schedule, u64::MAX);
+    let exploration = explore(&schedule, MATRIX_CELL_LIMIT);
+    let ways = ways(&exploration);
     Some(MatrixCell {
         defence: defence.to_string(),
         scenario: scenario.to_string(),
-        summary: summary(&exploration),
+        summary: summary(&exploration, &ways),
+        ways,
         exploration,
     })
 }
 
-/// The cell's words: how many orders double-book, and how the others stopped the losers, with
-/// how many orders each (the most common first).
-fn summary(e: &Exploration) -> String {
-    let mut stops: BTreeMap<&str, u64> = BTreeMap::new();
-    for g in e.groups.iter().filter(|g| !g.verdict.double_booked) {
-        *stops.entry(&g.stop).or_default() += g.count;
+/// The ways of a cell's orders: the double bookings first, then each stop by the orders it
+/// ended (most first, then by words).
+fn ways(e: &Exploration) -> Vec<Way> {
+    let mut ways: Vec<Way> = Vec::new();
+    for g in &e.groups {
+        let stops: Vec<Option<&Stop>> = if g.verdict.double_booked {
+            vec![None]
+        } else {
+            g.stops.iter().map(Some).collect()
+        };
+        for stop in stops {
+            match ways.iter_mut().find(|w| w.stop.as_ref() == stop) {
+                Some(way) => way.orders += g.count,
+                None => ways.push(Way {
+                    stop: stop.cloned(),
+                    words: stop.map_or_else(|| NOT_STOPPED.to_string(), Stop::words),
+                    orders: g.count,
+                    example: g.example.clone(),
+                }),
+            }
+        }
     }
-    let mut stops: Vec<(&str, u64)> = stops.into_iter().collect();
-    stops.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
-    let stops = stops
+    ways.sort_by(|a, b| {
+        b.stop
+            .is_none()
+            .cmp(&a.stop.is_none())
+            .then(b.orders.cmp(&a.orders))
+            .then_with(|| a.words.cmp(&b.words))
+    });
+    ways
+}
+
+/// "1 order", "6 orders".
+fn n_orders(n: u64) -> String {
+    if n == 1 {
+        "1 order".to_string()
+    } else {
+        format!("{n} orders")
+    }
+}
+
+/// The cell's words, as sentences: how many orders sell the seat twice, and how the others
+/// stopped the buyers who got no seat, with how many orders each (the most common first).
+fn summary(e: &Exploration, ways: &[Way]) -> String {
+    let stopped: Vec<String> = ways
         .iter()
-        .map(|(stop, n)| format!("{stop} ({n})"))
-        .collect::<Vec<_>>()
-        .join(" · ");
+        .filter(|w| w.stop.is_some())
+        .map(|w| format!("{} ({})", w.words, n_orders(w.orders)))
+        .collect();
+    let how = match stopped.as_slice() {
+        [] => String::new(),
+        [one] => format!(" The buyer who missed out {one}."),
+        many => format!(
+            " The buyers who missed out were stopped in {} ways: {}.",
+            many.len(),
+            many.join("; ")
+        ),
+    };
+    let of = if e.complete {
+        String::new()
+    } else {
+        format!(" (the first {} orders only)", e.orders)
+    };
     match e.double_booked() {
-        0 => format!("never: {stops}"),
-        d if d == e.orders => format!("all {d} orders double-book"),
-        d => format!("{d} of {} orders double-book; otherwise: {stops}", e.orders),
+        0 => format!(
+            "None of the {}{of} sells the seat twice.{how}",
+            n_orders(e.orders)
+        ),
+        d if d == e.orders => format!("All {}{of} sell the seat twice.", n_orders(d)),
+        d => format!(
+            "{d} of {}{of} sell the seat twice. In the other {}:{}",
+            n_orders(e.orders),
+            e.orders - d,
+            how.replacen(" The buyer", " the buyer", 1)
+        ),
     }
 }

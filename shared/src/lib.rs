@@ -12,6 +12,7 @@ pub mod sql;
 pub use outcome::{Outcome, StepResult, Trace};
 pub use schedule::{Schedule, ScheduleError};
 pub mod assess;
+pub mod chapters;
 pub mod engine;
 pub mod explain;
 pub mod explorer;

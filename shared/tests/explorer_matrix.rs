@@ -15,7 +15,7 @@ use shared::assess::assess;
 use shared::engine::simulate;
 use shared::explorer::{
     self, explore, matrix_cell, matrix_defences, matrix_scenarios, matrix_schedule, Exploration,
-    Group,
+    Group, StopHow, MATRIX_CELL_LIMIT,
 };
 use shared::outcome::Verdict;
 use shared::schedule::{Op, ScheduleFile};
@@ -30,11 +30,13 @@ fn explore_slowly(schedule: &Schedule, limit: u64) -> Exploration {
         let trace = simulate(&schedule.with_order(order.clone())).expect("a feasible order");
         let outcome = assess(schedule, trace.clone());
         let stop = explorer::stop_label(schedule, &trace, &outcome.seats, &outcome.verdict);
+        let stops = explorer::stops(schedule, &trace, &outcome.seats, &outcome.verdict);
         groups
             .entry((outcome.verdict.clone(), stop.clone()))
             .or_insert_with(|| Group {
                 verdict: outcome.verdict.clone(),
                 stop,
+                stops,
                 count: 0,
                 example: order
                     .iter()
@@ -122,11 +124,12 @@ fn the_explorer_groups_every_matrix_cell_as_a_full_assessment_does() {
     // here (a debug build assesses some two thousand orders a second).
     for defence in matrix_defences() {
         for scenario in matrix_scenarios() {
-            let schedule = matrix_schedule(defence, scenario.id).expect("a cell");
+            let schedule = matrix_schedule(defence.id, scenario.id).expect("a cell");
             assert_eq!(
                 explore(&schedule, 2_500),
                 explore_slowly(&schedule, 2_500),
-                "{defence} x {}",
+                "{} x {}",
+                defence.id,
                 scenario.id
             );
         }
@@ -181,70 +184,203 @@ proptest! {
 fn every_matrix_cell_explores_every_order_of_its_schedule() {
     for defence in matrix_defences() {
         for scenario in matrix_scenarios() {
-            let cell = matrix_cell(defence, scenario.id).expect("a cell");
-            let schedule = matrix_schedule(defence, scenario.id).expect("a schedule");
+            let at = format!("{} x {}", defence.id, scenario.id);
+            let cell = matrix_cell(defence.id, scenario.id).expect("a cell");
+            let schedule = matrix_schedule(defence.id, scenario.id).expect("a schedule");
             assert_eq!(
                 (cell.defence.as_str(), cell.scenario.as_str()),
-                (*defence, scenario.id)
+                (defence.id, scenario.id)
             );
-            assert_eq!(schedule.actors().len(), scenario.buyers.len());
-            assert!(cell.exploration.complete, "{defence} x {}", scenario.id);
-            assert!(cell.exploration.orders > 1, "{defence} x {}", scenario.id);
+            let clock = usize::from(scenario.clock.is_some());
+            assert_eq!(schedule.actors().len(), scenario.buyers.len() + clock);
+            assert!(cell.exploration.complete, "{at}");
+            assert!(cell.exploration.orders > 1, "{at}");
+            assert!(
+                cell.exploration.orders < MATRIX_CELL_LIMIT,
+                "{at}: affordable"
+            );
             simulate(&schedule).expect("the cell's own order is feasible");
+            // The example the page loads is an order of the cell, and a double booking when
+            // there is one.
+            let example = cell.example();
+            let order: Vec<usize> = example
+                .iter()
+                .map(|n| schedule.actor_index(n).expect("a buyer of the cell"))
+                .collect();
+            let outcome = assess(
+                &schedule,
+                simulate(&schedule.with_order(order)).expect("feasible"),
+            );
+            assert_eq!(
+                outcome.verdict.double_booked,
+                cell.exploration.double_booked() > 0,
+                "{at}"
+            );
         }
     }
     assert!(matrix_cell("optimism", "two-buyers").is_none());
     assert!(matrix_cell("lock_row", "ten-buyers").is_none());
-    assert!(matrix_schedule("hold_confirm", "two-buyers").is_none());
+    assert!(matrix_schedule("expiry_only", "two-buyers").is_none());
 }
 
-/// Per defence: whether some orders double-book, and a stop label that some order ends with.
-const EXPECTED: &[(&str, bool, &str)] = &[
+/// Per defence and scenario: whether some orders double-book, and a way some order stopped a
+/// buyer who missed out.
+const EXPECTED: &[(&str, &str, bool, &str)] = &[
     (
         "check_then_act",
+        "two-buyers",
         true,
-        "skipped: it remembered the seat as taken",
+        "saw the seat taken and did not write",
     ),
     (
         "transaction",
+        "three-buyers",
         true,
-        "skipped: it remembered the seat as taken",
+        "saw the seat taken and did not write",
     ),
-    ("atomic_update", false, "updated no rows"),
+    (
+        "atomic_update",
+        "two-buyers",
+        false,
+        "updated no rows: the seat was no longer free",
+    ),
     (
         "lock_row",
+        "two-buyers",
         false,
-        "waited, then skipped: it remembered the seat as taken",
+        "waited, then saw the seat taken and did not write",
     ),
-    ("unique_constraint", false, "error 23505"),
-    ("serializable", false, "waited, then error 40001"),
-    ("repeatable_read", false, "waited, then error 40001"),
-    ("lock_nowait", false, "error 55P03"),
-    ("skip_locked", false, "locked fewer rows"),
+    (
+        "unique_constraint",
+        "three-buyers",
+        false,
+        "got error 23505 (duplicate ticket, refused by the unique key)",
+    ),
+    (
+        "serializable",
+        "two-buyers",
+        false,
+        "waited, then got error 40001 (serialization failure)",
+    ),
+    (
+        "repeatable_read",
+        "three-buyers",
+        false,
+        "got error 40001 (serialization failure)",
+    ),
+    (
+        "lock_nowait",
+        "two-buyers",
+        false,
+        "got error 55P03 (lock not available)",
+    ),
+    (
+        "skip_locked",
+        "two-buyers",
+        false,
+        "found the seat locked and skipped it (SKIP LOCKED)",
+    ),
+    (
+        "hold_confirm",
+        "two-buyers",
+        false,
+        "was told the seat is taken",
+    ),
+    (
+        "hold_confirm",
+        "hold-runs-out",
+        false,
+        "paid after its hold was lost, and is owed a refund",
+    ),
+    (
+        "redis_hold",
+        "hold-runs-out",
+        false,
+        "got error 23505 (duplicate ticket, refused by the unique key)",
+    ),
+    (
+        "redis_update",
+        "two-buyers",
+        false,
+        "was told the seat is taken",
+    ),
+    (
+        "redis_update",
+        "hold-runs-out",
+        true,
+        "was told the seat is taken",
+    ),
 ];
 
 #[test]
-fn each_defence_stops_the_second_buyer_its_own_way_in_every_scenario() {
-    assert_eq!(
-        matrix_defences(),
-        EXPECTED.iter().map(|e| e.0).collect::<Vec<_>>()
-    );
-    for &(defence, double_books, stop) in EXPECTED {
+fn each_defence_stops_the_second_buyer_its_own_way() {
+    for &(defence, scenario, double_books, stop) in EXPECTED {
+        let cell = matrix_cell(defence, scenario).expect("a cell");
+        let e = &cell.exploration;
+        let at = format!("{defence} x {scenario}: {}", cell.summary);
+        if double_books {
+            assert!(e.double_booked() > 0, "{at}");
+            assert!(e.double_booked() < e.orders, "{at}");
+            let told = format!(
+                "{} of {} orders sell the seat twice.",
+                e.double_booked(),
+                e.orders
+            );
+            assert!(cell.summary.starts_with(&told), "{at}");
+            assert_eq!(
+                cell.ways[0].stop, None,
+                "{at}: the double booking comes first"
+            );
+            assert_eq!(cell.ways[0].orders, e.double_booked(), "{at}");
+        } else {
+            assert_eq!(e.double_booked(), 0, "{at}");
+            let told = format!("None of the {} orders sells the seat twice.", e.orders);
+            assert!(cell.summary.starts_with(&told), "{at}");
+        }
+        assert!(e.groups.iter().any(|g| g.stop.contains(stop)), "{at}");
+        assert!(cell.ways.iter().any(|w| w.words == stop), "{at}");
+        assert!(cell.summary.contains(stop), "{at}");
+    }
+}
+
+#[test]
+fn every_defence_of_the_matrix_has_a_human_title_and_runs_in_every_scenario() {
+    assert_eq!(matrix_defences().len(), 12);
+    for d in matrix_defences() {
+        assert!(shared::defences::NAMES.contains(&d.id), "{}", d.id);
+        assert!(!d.title.contains('_'), "{}", d.title);
+    }
+    for s in matrix_scenarios() {
+        assert!(
+            !s.title.contains('-') && !s.title.contains('_'),
+            "{}",
+            s.title
+        );
+    }
+    for d in ["hold_confirm", "redis_hold", "redis_update"] {
+        assert!(matrix_defences().iter().any(|m| m.id == d), "{d}");
+    }
+}
+
+#[test]
+fn every_label_is_words_for_a_person_with_codes_beside_their_meaning() {
+    for defence in matrix_defences() {
         for scenario in matrix_scenarios() {
-            let cell = matrix_cell(defence, scenario.id).expect("a cell");
-            let e = &cell.exploration;
-            let at = format!("{defence} x {}: {}", scenario.id, cell.summary);
-            if double_books {
-                assert!(e.double_booked() > 0, "{at}");
-                assert!(e.double_booked() < e.orders, "{at}");
-                let told = format!("{} of {} orders double-book", e.double_booked(), e.orders);
-                assert!(cell.summary.starts_with(&told), "{at}");
-            } else {
-                assert_eq!(e.double_booked(), 0, "{at}");
-                assert!(cell.summary.starts_with("never: "), "{at}");
+            let cell = matrix_cell(defence.id, scenario.id).expect("a cell");
+            let texts = std::iter::once(cell.summary.clone())
+                .chain(cell.exploration.groups.iter().map(|g| g.stop.clone()))
+                .chain(cell.ways.iter().map(|w| w.words.clone()));
+            for text in texts {
+                assert!(!text.contains('_'), "an identifier in {text:?}");
+                for code in ["40001", "40P01", "55P03", "23505", "25P02"] {
+                    if let Some(at) = text.find(code) {
+                        assert!(
+                            text[at + code.len()..].starts_with(" ("),
+                            "{code} without its meaning in {text:?}"
+                        );
+                    }
+                }
             }
-            assert!(e.groups.iter().any(|g| g.stop == stop), "{at}");
-            assert!(cell.summary.contains(stop), "{at}");
         }
     }
 }
@@ -255,10 +391,7 @@ fn a_row_lock_only_ever_makes_the_others_wait_or_skip_and_never_fails_them() {
         let cell = matrix_cell("lock_row", scenario.id).expect("a cell");
         for g in &cell.exploration.groups {
             assert!(
-                g.stop
-                    .split("; ")
-                    .all(|s| s.trim_start_matches("waited, then ")
-                        == "skipped: it remembered the seat as taken"),
+                g.stops.iter().all(|s| s.how == StopHow::Skipped),
                 "{}",
                 g.stop
             );
@@ -267,14 +400,19 @@ fn a_row_lock_only_ever_makes_the_others_wait_or_skip_and_never_fails_them() {
 }
 
 #[test]
-fn the_matrix_cell_serialises_with_its_exploration_and_summary() {
+fn the_matrix_cell_serialises_with_its_exploration_ways_and_summary() {
     let cell = matrix_cell("atomic_update", "two-buyers").expect("a cell");
     let json = serde_json::to_value(&cell).expect("serialises");
     assert_eq!(json["defence"], "atomic_update");
     assert_eq!(json["scenario"], "two-buyers");
-    assert_eq!(json["summary"], "never: updated no rows (2)");
+    assert_eq!(
+        json["summary"],
+        "None of the 2 orders sells the seat twice. The buyer who missed out updated no rows: \
+         the seat was no longer free (2 orders)."
+    );
+    assert_eq!(json["ways"][0]["stop"]["how"]["kind"], "updated_no_rows");
     assert_eq!(json["exploration"]["orders"], 2);
     let columns = serde_json::to_value(matrix_scenarios()).expect("serialises");
-    assert_eq!(columns[0]["title"], "2 buyers, 1 seat");
-    assert_eq!(columns[1]["title"], "3 buyers, 1 seat");
+    assert_eq!(columns[0]["title"], "Two buyers");
+    assert_eq!(columns[2]["clock"], 11);
 }

@@ -1,21 +1,27 @@
 //! The HTTP API and the static page: `/api/health`, `/api/scenarios`, `/api/runs`, and the
-//! built frontend for every other path.
+//! built frontend for every other path (precompressed, cached by hash, its HTML with the
+//! chapter's words already in it).
 
+pub mod assets;
 mod error;
+pub mod page;
 mod routes;
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use axum::extract::DefaultBodyLimit;
-use axum::response::IntoResponse;
+use axum::extract::{DefaultBodyLimit, Request, State};
+use axum::http::header::CONTENT_TYPE;
+use axum::http::StatusCode;
+use axum::middleware;
+use axum::response::{Html, IntoResponse, Response};
 use axum::routing::{any, get, post};
 use axum::Router;
 use sqlx::PgPool;
 use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 use tower_http::catch_panic::CatchPanicLayer;
-use tower_http::services::{ServeDir, ServeFile};
+use tower_http::services::ServeDir;
 use tower_http::trace::TraceLayer;
 
 pub use error::ApiError;
@@ -57,9 +63,20 @@ pub fn router(state: AppState) -> Router {
         )
         .route("/api/{*rest}", any(|| async { ApiError::NotFound }));
     let app = match &state.dist {
-        Some(dist) => api.fallback_service(
-            ServeDir::new(dist).fallback(ServeFile::new(dist.join("index.html"))),
-        ),
+        Some(dist) => {
+            let files = ServeDir::new(dist)
+                .precompressed_br()
+                .precompressed_gzip()
+                .append_index_html_on_directories(false)
+                .fallback(get(index).with_state(state.clone()));
+            let page = Router::new()
+                .route("/", get(index))
+                .route("/index.html", get(index))
+                .route("/chapter/{n}", get(index))
+                .fallback_service(files)
+                .layer(middleware::from_fn(assets::cache_headers));
+            api.merge(page)
+        }
         None => api,
     };
     app.with_state(state)
@@ -67,6 +84,25 @@ pub fn router(state: AppState) -> Router {
             ApiError::Internal("a handler panicked".to_string()).into_response()
         }))
         .layer(TraceLayer::new_for_http())
+}
+
+/// The page's HTML for any address the app routes, with that page's words in it.
+async fn index(State(state): State<AppState>, request: Request) -> Response {
+    let Some(dist) = &state.dist else {
+        return StatusCode::NOT_FOUND.into_response();
+    };
+    match tokio::fs::read_to_string(dist.join("index.html")).await {
+        Ok(index) => Html(page::Prerender::of(request.uri().path()).render(&index)).into_response(),
+        Err(e) => {
+            tracing::error!("cannot read {}/index.html: {e}", dist.display());
+            (
+                StatusCode::NOT_FOUND,
+                [(CONTENT_TYPE, "text/plain; charset=utf-8")],
+                "The page is not built: run `trunk build --release` (scripts/run does it).",
+            )
+                .into_response()
+        }
+    }
 }
 
 /// Serves the application on `listener` until Ctrl-C.

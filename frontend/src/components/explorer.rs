@@ -160,7 +160,7 @@ fn Report(exploration: Exploration, tenths: u64) -> impl IntoView {
                 </button>
             })}
             <table class="data groups">
-                <thead><tr><th>"orders"</th><th>"verdict"</th><th>"the loser was"</th><th></th></tr></thead>
+                <thead><tr><th>"orders"</th><th>"verdict"</th><th>"how the others were stopped"</th><th></th></tr></thead>
                 <tbody>
                     {exploration.groups.iter().map(|g| {
                         let example = g.example.clone();

@@ -3,7 +3,9 @@
 
 use leptos::prelude::*;
 
-use crate::state::use_lab;
+use shared::{Outcome, Schedule};
+
+use crate::state::{use_lab, Lab};
 use crate::words;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -30,27 +32,28 @@ pub fn Share() -> impl IntoView {
     let files = Memo::new(move |_| {
         let format = shown.get()?;
         let outcome = lab.outcome.get().ok()?;
-        Some(lab.schedule.with(|s| {
+        let s = lab.schedule.with(|s| named_for_now(lab, s, &outcome));
+        Some({
             match format {
                 Format::Fixture => vec![(
-                    format!("{}.json", words::file_stem(s)),
+                    format!("{}.json", words::file_stem(&s)),
                     "application/json",
-                    words::fixture(s, &outcome),
+                    words::fixture(&s, &outcome),
                 )],
-                Format::Psql => words::psql(s, &outcome)
+                Format::Psql => words::psql(&s, &outcome)
                     .into_iter()
                     .map(|(name, text)| (format!("{name}.sql"), "application/sql", text))
                     .collect(),
                 Format::Isolation => {
-                    let (spec, expected) = words::isolation(s, &outcome);
-                    let stem = words::file_stem(s);
+                    let (spec, expected) = words::isolation(&s, &outcome);
+                    let stem = words::file_stem(&s);
                     vec![
                         (format!("{stem}.spec"), "text/plain", spec),
                         (format!("{stem}.out"), "text/plain", expected),
                     ]
                 }
             }
-        }))
+        })
     });
     let tab = move |format: Format, label: &'static str, testid: &'static str| {
         view! {
@@ -84,8 +87,19 @@ pub fn Share() -> impl IntoView {
                 {tab(Format::Psql, "psql scripts", "export-psql")}
                 {tab(Format::Isolation, "isolation spec", "export-isolation")}
             </div>
-            {move || files.get().map(|files| view! {
+            {move || files.get().map(|files| {
+                let replay = (shown.get() == Some(Format::Fixture))
+                    .then(|| files.first().map(|f| f.0.clone()))
+                    .flatten()
+                    .map(|name| view! {
+                        <p class="replay-command" data-testid="replay-command">
+                            "Save it under "<code>"schedules/"</code>", then replay it on PostgreSQL and in the simulator: "
+                            <code>{format!("cargo run -p backend -- replay schedules/{name}")}</code>
+                        </p>
+                    });
+                view! {
                 <div class="exports" data-testid="export-output">
+                    {replay}
                     {files.into_iter().map(|(name, mime, text)| {
                         let href = format!("data:{mime};charset=utf-8,{}", words::percent_encode(&text));
                         view! {
@@ -94,12 +108,33 @@ pub fn Share() -> impl IntoView {
                                     <code>{name.clone()}</code>
                                     <a href=href download=name.clone()>"Download"</a>
                                 </figcaption>
-                                <pre><code>{text}</code></pre>
+                                <pre tabindex="0" aria-label=format!("{name}, its text")><code>{text}</code></pre>
                             </figure>
                         }
                     }).collect_view()}
                 </div>
+                }
             })}
         </section>
     }
+}
+
+/// The schedule under a name that says what this order does, so an exported file is never
+/// named after an order or a defence the reader has since changed: "Who sold my seat twice?,
+/// Row lock: Omar was told A7 is sold out".
+fn named_for_now(lab: Lab, schedule: &Schedule, outcome: &Outcome) -> Schedule {
+    let source = lab.source.get_untracked();
+    let part = lab.chapter.parts.get(source.part);
+    let variant = part
+        .and_then(|p| p.variants.get(source.variant))
+        .map_or("", |v| v.label);
+    let mut name = format!("{}, {}", lab.chapter.title, part.map_or("", |p| p.title));
+    if !variant.is_empty() {
+        name = format!("{name}, {variant}");
+    }
+    let mut file = schedule.to_file();
+    file.name = format!("{name}: {}", shared::explain::headline(outcome));
+    Schedule::parse(file)
+        .map(|s| s.with_order(schedule.order().to_vec()))
+        .unwrap_or_else(|_| schedule.clone())
 }

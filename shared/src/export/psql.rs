@@ -64,13 +64,16 @@ pub fn psql_scripts_in(
         "-- When you are done: drop schema {} cascade;\n\n",
         quote_ident(schema)
     ));
-    setup.push_str(&setup_sql(schedule, schema, sql::SCHEMA_DDL));
+    setup.push_str(&setup_sql(
+        schedule,
+        schema,
+        &without_comments(sql::SCHEMA_DDL),
+    ));
     if !clock_steps.is_empty() {
         setup.push_str(
             "\n-- The clock runs here, with the settings of every connection of a run.\n",
         );
-        setup.push_str(&session_settings(schema));
-        setup.push_str(&by_hand(deadlock));
+        setup.push_str(&settings_by_hand(schema, deadlock));
         setup.push('\n');
         setup.push_str(&clock_steps);
     }
@@ -82,8 +85,7 @@ pub fn psql_scripts_in(
              -- lines up to step 1, then each of {buyer}'s steps when its number comes up.\n\n",
             schedule.name()
         );
-        script.push_str(&session_settings(schema));
-        script.push_str(&by_hand(deadlock));
+        script.push_str(&settings_by_hand(schema, deadlock));
         script.push('\n');
         let steps = steps_of(buyer);
         if steps.is_empty() {
@@ -93,6 +95,39 @@ pub fn psql_scripts_in(
         scripts.push((buyer.to_string(), script));
     }
     scripts
+}
+
+/// The DDL without its comments: the migration explains itself to its maintainers, the setup
+/// script to its reader (its own comments say what it does).
+fn without_comments(ddl: &str) -> String {
+    let mut out = String::new();
+    for line in ddl.lines().filter(|l| !l.trim_start().starts_with("--")) {
+        if line.trim().is_empty() && (out.is_empty() || out.ends_with("\n\n")) {
+            continue;
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
+}
+
+/// A connection's settings for a person at a terminal: the run's, each set once, with the
+/// limits a person typing the steps needs in place of the run's.
+fn settings_by_hand(schema: &str, deadlock: bool) -> String {
+    let by_hand = by_hand(deadlock);
+    let overridden = |line: &str| {
+        let name = line
+            .strip_prefix("set ")
+            .and_then(|l| l.split([' ', '=']).next());
+        name.is_some_and(|n| by_hand.contains(&format!("set {n} =")))
+    };
+    let mut out: String = session_settings(schema)
+        .lines()
+        .filter(|l| !overridden(l))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    out.push_str(&by_hand);
+    out
 }
 
 /// The settings a person typing the steps needs instead of the run's limits.
@@ -244,4 +279,50 @@ fn rows(seen: &[SeenRow]) -> String {
         })
         .collect();
     format!("{count}: {}", rows.join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenarios;
+
+    #[test]
+    fn every_script_sets_each_setting_once_and_the_setup_carries_no_migration_comments() {
+        for builtin in scenarios::all() {
+            let (orders, _) = crate::explorer::orders(&builtin.schedule(), 1);
+            let schedule = builtin.schedule().with_order(orders[0].clone());
+            let outcome = crate::assess::assess(
+                &schedule,
+                crate::engine::simulate(&schedule).expect("the built-in order runs"),
+            );
+            let scripts = psql_scripts(&schedule, &outcome);
+            for (name, text) in &scripts {
+                for setting in [
+                    "statement_timeout",
+                    "idle_in_transaction_session_timeout",
+                    "deadlock_timeout",
+                ] {
+                    let sets = text.matches(&format!("set {setting} =")).count();
+                    assert!(
+                        sets <= 1,
+                        "{}: {name} sets {setting} {sets} times",
+                        builtin.id
+                    );
+                }
+            }
+            let setup = &scripts[0].1;
+            let comments = sql::SCHEMA_DDL
+                .lines()
+                .map(str::trim)
+                .filter(|l| l.starts_with("--") && l.len() > 12);
+            for comment in comments {
+                assert!(!setup.contains(comment), "{}: {comment}", builtin.id);
+            }
+            assert!(
+                setup.contains("create table"),
+                "{}: the schema is still there",
+                builtin.id
+            );
+        }
+    }
 }

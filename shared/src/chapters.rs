@@ -51,6 +51,14 @@ macro_rules! one {
     };
 }
 
+/// What Last Seat is, in a few sentences: the home page's pitch.
+pub const INTRO: &str = "Two people tap the same seat in the same second. Both screens said it \
+     was free, and only one of them can sit in it. Last Seat slows that second down: you choose \
+     the order in which each buyer\u{2019}s reads and writes reach the database, pick the defence \
+     the booking code relies on, and watch who is told they got the seat. Then the very same \
+     schedule runs on a real PostgreSQL, one connection per buyer, and the two outcomes are laid \
+     side by side.";
+
 /// Every chapter, in reading order.
 pub const CHAPTERS: &[Chapter] = &[
     Chapter {
@@ -334,12 +342,12 @@ mod tests {
                 assert!(!part.variants.is_empty(), "{}", part.title);
                 for v in part.variants {
                     assert!(
-                        shared::scenarios::get(v.scenario).is_some(),
+                        crate::scenarios::get(v.scenario).is_some(),
                         "{}",
                         v.scenario
                     );
                     if let Some(d) = v.defence {
-                        assert!(shared::defences::NAMES.contains(&d), "{d}");
+                        assert!(crate::defences::NAMES.contains(&d), "{d}");
                     }
                     assert!(locate(chapter, v.scenario, v.defence).is_some());
                 }

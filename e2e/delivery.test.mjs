@@ -1,0 +1,254 @@
+// Delivery and accessibility of the built page, in headless Chromium against the real server
+// (BASE_URL): the bytes over the wire of a first visit, the Cache-Control and Content-Encoding
+// headers, each chapter's title and prose in its HTML before any wasm runs (and the time to the
+// first readable text on a throttled slow-3G profile), axe-core on the home page and every
+// chapter, and the defence × scenario matrix as a picture whose cells load a run.
+//
+// The figures are printed as `figure: …` lines (and as test diagnostics) for the report.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const BASE_URL = process.env.BASE_URL;
+const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+const here = dirname(fileURLToPath(import.meta.url));
+const SCREENSHOTS = process.env.SCREENSHOT_DIR || resolve(here, '..', 'target', 'screenshots');
+const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+const CHAPTERS = [1, 2, 3, 4, 5];
+/** The goal for a first visit to a chapter, over the wire. */
+const FIRST_VISIT_BYTES = 350 * 1024;
+
+// This machine has no way out but package registries: keep Chromium from trying.
+const CHROMIUM_FLAGS = [
+  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+];
+
+let browser;
+
+before(async () => {
+  assert.ok(BASE_URL, 'set BASE_URL to the address of a running Last Seat server');
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_FLAGS });
+});
+
+after(async () => {
+  await browser?.close();
+});
+
+function figure(t, text) {
+  console.log(`figure: ${text}`);
+  t.diagnostic(text);
+}
+
+const url = (path) => new URL(path, BASE_URL).href;
+
+/** HTML text content with the entities the server writes turned back into characters. */
+function unescape(html) {
+  return html.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&amp;/g, '&');
+}
+
+/** The chapters' titles and prose, as the home page's HTML and each chapter's HTML carry them. */
+async function chapterHtml(n) {
+  const response = await fetch(url(`/chapter/${n}`));
+  assert.equal(response.status, 200);
+  return { response, html: await response.text() };
+}
+
+test('a first visit to a chapter costs at most 350 KB over the wire', async (t) => {
+  for (const n of [1, 4]) {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Network.enable');
+    await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
+    const sizes = new Map();
+    const urls = new Map();
+    cdp.on('Network.requestWillBeSent', (e) => urls.set(e.requestId, e.request.url));
+    cdp.on('Network.loadingFinished', (e) => sizes.set(e.requestId, e.encodedDataLength));
+    await page.goto(url(`/chapter/${n}`), { waitUntil: 'load' });
+    await page.locator('[data-testid="timeline"]').waitFor({ timeout: 30_000 });
+    await page.waitForLoadState('networkidle');
+    const total = [...sizes.values()].reduce((a, b) => a + b, 0);
+    const wasm = [...sizes].filter(([id]) => (urls.get(id) || '').endsWith('.wasm')).map(([, s]) => s);
+    figure(t, `chapter ${n} first visit: ${total} bytes over the wire in ${sizes.size} responses (wasm ${wasm.join(', ')} bytes)`);
+    assert.ok(wasm.length === 1, 'the wasm was fetched once');
+    assert.ok(total <= FIRST_VISIT_BYTES, `${total} bytes over the wire, the goal is ${FIRST_VISIT_BYTES}`);
+    await context.close();
+  }
+});
+
+test('hashed files are sent compressed and cached for good, the HTML is never cached', async () => {
+  const { response, html } = await chapterHtml(1);
+  assert.equal(response.headers.get('cache-control'), 'no-cache');
+  assert.match(response.headers.get('content-type'), /^text\/html/);
+  const assets = [...html.matchAll(/(?:href|src)="(\/[^"]+\.(?:wasm|js|css))"/g)].map((m) => m[1]);
+  assert.ok(assets.some((a) => a.endsWith('.wasm')), `the HTML names the wasm: ${assets}`);
+  for (const asset of new Set(assets)) {
+    for (const [accept, encoding] of [['br, gzip', 'br'], ['gzip', 'gzip']]) {
+      const r = await fetch(url(asset), { headers: { 'accept-encoding': accept } });
+      assert.equal(r.status, 200, asset);
+      assert.equal(r.headers.get('content-encoding'), encoding, `${asset} for ${accept}`);
+      assert.equal(r.headers.get('cache-control'), 'public, max-age=31536000, immutable', asset);
+      await r.arrayBuffer();
+    }
+  }
+});
+
+test("each chapter's HTML carries its title and prose before any wasm runs", async () => {
+  for (const n of CHAPTERS) {
+    const { html } = await chapterHtml(n);
+    const text = unescape(html);
+    const title = text.match(/<title>([^<]*)<\/title>/)?.[1] ?? '';
+    assert.match(title, new RegExp(`^Chapter ${n}: .+ · Last Seat$`), `chapter ${n}'s title`);
+    const heading = text.match(/<h1>([^<]+)<\/h1>/)?.[1];
+    assert.ok(heading && title.includes(heading), `chapter ${n}: <h1>${heading}</h1> in <title>${title}</title>`);
+    const paragraphs = [...text.matchAll(/<div class="prose">(.*?)<\/div>/gs)][0]?.[1].match(/<p>[^<]{80,}<\/p>/g) ?? [];
+    assert.ok(paragraphs.length >= 1, `chapter ${n} has its prose in the HTML`);
+  }
+  const home = unescape(await (await fetch(url('/'))).text());
+  assert.match(home, /<h1>Last Seat<\/h1>/);
+  assert.match(home, /same seat in the same second/);
+});
+
+test('with JavaScript off, a chapter still reads', async () => {
+  const context = await browser.newContext({ viewport: { width: 375, height: 800 }, javaScriptEnabled: false });
+  const page = await context.newPage();
+  await page.goto(url('/chapter/4'), { waitUntil: 'load' });
+  assert.equal((await page.locator('#prerendered h1').innerText()).trim(), 'Who sold my seat twice?');
+  assert.match(await page.locator('#prerendered .prose').innerText(), /Adam and Omar both want A7/);
+  await page.screenshot({ path: join(SCREENSHOTS, 'delivery-no-js-375.png'), fullPage: false });
+  await context.close();
+});
+
+/** Chrome DevTools' network presets. */
+const PROFILES = {
+  'slow 3G': { latency: 2000, downloadThroughput: (500 * 1000) / 8 * 0.8, uploadThroughput: (500 * 1000) / 8 * 0.8 },
+  'fast 3G': { latency: 562.5, downloadThroughput: (1.6 * 1000 * 1000) / 8 * 0.9, uploadThroughput: (750 * 1000) / 8 * 0.9 },
+};
+
+test('on a throttled 3G phone the prose is on screen long before the wasm has loaded', async (t) => {
+  for (const [name, conditions] of Object.entries(PROFILES)) {
+    const context = await browser.newContext({ viewport: { width: 375, height: 800 }, isMobile: true });
+    const page = await context.newPage();
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Network.enable');
+    await cdp.send('Network.emulateNetworkConditions', { offline: false, ...conditions });
+    await page.goto(url('/chapter/1'), { waitUntil: 'commit', timeout: 120_000 });
+    // The first paint with text in it; then the moment the app had drawn its own lab.
+    await page.waitForFunction(() => performance.getEntriesByName('first-contentful-paint').length > 0, null, { timeout: 120_000 });
+    const readable = await page.evaluate(() => ({
+      fcp: performance.getEntriesByName('first-contentful-paint')[0].startTime,
+      prose: document.querySelector('.prose p')?.textContent.length ?? 0,
+    }));
+    await page.locator('[data-testid="timeline"]').waitFor({ timeout: 120_000 });
+    const app = await page.evaluate(() => performance.now());
+    figure(t, `${name}: first readable text at ${Math.round(readable.fcp)} ms, the lab drawn at ${Math.round(app)} ms`);
+    assert.ok(readable.prose > 80, 'the first paint already has the prose');
+    assert.ok(readable.fcp < app / 2, `the prose (${readable.fcp} ms) shows well before the app (${app} ms)`);
+    await context.close();
+  }
+});
+
+/** Violations in parts of the page other engineers own and are fixing under issue 7 (the
+ *  buyers' colours, the phones' names and the timeline's labels, item 10): reported by this test
+ *  as figures, not failed on. Remove each entry when its fix lands; every other serious or
+ *  critical violation fails the test. */
+const OWNED_ELSEWHERE = [
+  { rule: 'color-contrast', target: /phone-name$|^div\[data-testid="lane-|> \.tl-label$/ },
+];
+
+/** axe-core's serious and critical violations on the page as it stands. */
+async function axe(page) {
+  await page.addScriptTag({ path: AXE });
+  const result = await page.evaluate(async () => {
+    // eslint-disable-next-line no-undef
+    const r = await axe.run(document, { resultTypes: ['violations'] });
+    return r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => n.target.join(' ')) }));
+  });
+  return result.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+}
+
+test('axe-core finds no serious or critical violation on the home page and any chapter', async (t) => {
+  const found = [];
+  for (const path of ['/', ...CHAPTERS.map((n) => `/chapter/${n}`)]) {
+    for (const viewport of [{ width: 1280, height: 900 }, { width: 375, height: 800 }]) {
+      const context = await browser.newContext({ viewport });
+      const page = await context.newPage();
+      await page.goto(url(path), { waitUntil: 'load' });
+      await page.locator(path === '/' ? '[data-testid="defences"] li' : '[data-testid="timeline"]').first().waitFor({ timeout: 30_000 });
+      if (path === '/chapter/4') {
+        // The panels of this file's concern, opened: the matrix and the exports.
+        await page.locator('[data-testid="build-matrix"]').click();
+        await page.locator('[data-testid="matrix"]').waitFor({ timeout: 60_000 });
+        await page.locator('[data-testid="export-json"]').click();
+        await page.locator('[data-testid="replay-command"]').waitFor();
+      }
+      const violations = await axe(page);
+      const count = violations.reduce((a, v) => a + v.nodes.length, 0);
+      figure(t, `axe ${path} at ${viewport.width}px: ${count} serious or critical`);
+      for (const v of violations) {
+        for (const node of v.nodes) {
+          const elsewhere = OWNED_ELSEWHERE.some((o) => o.rule === v.id && o.target.test(node));
+          figure(t, `  ${v.impact} ${v.id}: ${node}${elsewhere ? ' (owned elsewhere)' : ''}`);
+          if (!elsewhere) found.push(`${path} ${viewport.width}px ${v.id} ${node}`);
+        }
+      }
+      await context.close();
+    }
+  }
+  assert.deepEqual(found, []);
+});
+
+test('the matrix is a picture whose cells load an example run, by click or by Enter', async (t) => {
+  for (const viewport of [{ width: 1280, height: 900 }, { width: 375, height: 800 }]) {
+    const context = await browser.newContext({ viewport });
+    const page = await context.newPage();
+    await page.goto(url('/chapter/4'), { waitUntil: 'load' });
+    await page.locator('[data-testid="timeline"]').waitFor({ timeout: 30_000 });
+    await page.locator('[data-testid="build-matrix"]').click();
+    const matrix = page.locator('[data-testid="matrix"]');
+    await matrix.waitFor({ timeout: 60_000 });
+    const cells = matrix.locator('[data-testid="matrix-cell"]');
+    assert.equal(await cells.count(), 36, 'twelve defences by three scenarios');
+    const text = await matrix.innerText();
+    assert.doesNotMatch(text, /[a-z]_[a-z]/, 'no snake_case identifier on the picture');
+    for (const title of ['Check, then act', 'Hold, pay, confirm', 'Redis hold, then a ticket', 'Redis hold, then an UPDATE']) {
+      assert.ok(text.includes(title), title);
+    }
+    assert.ok((await page.locator('[data-testid="matrix-legend"] li').count()) >= 7, 'a legend');
+    const bad = matrix.locator('[data-testid="matrix-cell"].bad');
+    const badCount = await bad.count();
+    figure(t, `matrix at ${viewport.width}px: 36 cells, ${badCount} red`);
+    assert.ok(badCount >= 4, 'check-then-act and the transaction double-book');
+    const section = page.locator('section.matrix');
+    await section.scrollIntoViewIfNeeded();
+    await section.screenshot({ path: join(SCREENSHOTS, `matrix-${viewport.width}.png`) });
+
+    // A click loads the cell's double booking into the lab.
+    const before = page.url();
+    const cell = matrix.locator('[data-defence="check_then_act"][data-scenario="two-buyers"]');
+    assert.match(await cell.textContent(), /4 of 6 orders sell twice\. Check, then act, Two buyers\. 4 of 6 orders sell the seat twice/);
+    await cell.click();
+    const notice = page.locator('[data-testid="notice"]');
+    await notice.waitFor();
+    assert.match(await notice.innerText(), /Loaded from the matrix: Check, then act, two buyers\. In this order, nobody was stopped: the seat was sold twice/);
+    await page.waitForFunction(() => /ch4-check_then_act\.0101\./.test(location.search));
+    assert.notEqual(before, '', 'the address holds the loaded run: the defence and the order');
+    await page.screenshot({ path: join(SCREENSHOTS, `matrix-loaded-${viewport.width}.png`) });
+
+    // Enter on a focused cell loads another one (three buyers under a row lock).
+    const lock = matrix.locator('[data-defence="lock_row"][data-scenario="three-buyers"]');
+    await lock.focus();
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => /Row lock, three buyers/.test(document.querySelector('[data-testid="notice"]')?.textContent ?? ''));
+    const lanes = await page.locator('[data-testid="timeline"]').innerText();
+    assert.match(lanes, /Zoe/, 'the lab now runs the three buyers');
+    await context.close();
+  }
+});
