@@ -1,5 +1,6 @@
 //! The `backend` command: `serve` the API and the page, `replay` schedule files on
-//! PostgreSQL and in the simulator, or `explore` every interleaving of one in the simulator.
+//! PostgreSQL and in the simulator, `explore` every interleaving of one in the simulator, or
+//! print the model's `views` of every step for the browser tests.
 
 use std::io::Write;
 use std::net::SocketAddr;
@@ -40,6 +41,9 @@ enum Command {
     },
     /// Run every feasible interleaving of a schedule file in the simulator, grouped by verdict.
     Explore { file: PathBuf },
+    /// Print the model's view of every step (phones, seats, verdict, reason line) of every
+    /// built-in scenario, or of one schedule file, one JSON object per step per line.
+    Views { file: Option<PathBuf> },
 }
 
 #[tokio::main]
@@ -54,6 +58,21 @@ async fn main() -> ExitCode {
     match Cli::parse().command {
         Command::Serve { addr, dist } => serve(addr, dist).await,
         Command::Replay { json, files } => replay(json, &files).await,
+        Command::Views { file } => match backend::views::views(file.as_deref()) {
+            Ok(lines) => {
+                let mut out = std::io::stdout().lock();
+                for line in lines {
+                    if writeln!(out, "{line}").is_err() {
+                        break;
+                    }
+                }
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("{e}");
+                ExitCode::from(2)
+            }
+        },
         Command::Explore { file } => match backend::explore::explore_file(&file) {
             Ok(report) => {
                 print!("{report}");
