@@ -120,8 +120,8 @@ pub fn headline(outcome: &Outcome) -> String {
             lost
         }
     };
-    let mut parts: Vec<String> = late;
-    parts.extend(shown.iter().map(|f| f.headline()));
+    let mut parts: Vec<String> = shown.iter().map(|f| f.headline()).collect();
+    parts.extend(late);
     parts.extend(
         outcome
             .verdict

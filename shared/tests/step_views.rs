@@ -29,8 +29,7 @@ fn waiting(outcome: &Outcome, actor: &str, step: usize) -> Option<Vec<String>> {
     let (i, e) = outcome.entries[..step]
         .iter()
         .enumerate()
-        .filter(|(_, e)| e.trace.actor == actor)
-        .last()?;
+        .rfind(|(_, e)| e.trace.actor == actor)?;
     match view::entry_state(e, i, step) {
         EntryState::Waiting(on) => Some(on),
         _ => None,

@@ -31,7 +31,8 @@ pub fn Verdict() -> impl IntoView {
                     let met = model::goal_at(&b, schedule, step);
                     (b.goal, met)
                 });
-                let race = outcome.races.first().copied().filter(|&k| k < step);
+                // A warning about the order itself, not an outcome: shown from the start.
+                let race = outcome.races.first().copied();
                 Ok((v, goal, race))
             }
             Err(why) => Err(why),

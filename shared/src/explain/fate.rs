@@ -49,24 +49,24 @@ impl Fate {
                 let who = join(names);
                 let were = if names.len() > 1 { "were" } else { "was" };
                 let it = if self.plural() { "they were" } else { "it was" };
-                let they = if self.plural() { "the seats were" } else { "the seat was" };
+                let they = if self.plural() {
+                    "the seats were"
+                } else {
+                    "the seat was"
+                };
                 match why {
                     Refused::SoldOut => format!("{who} {were} told {it} sold out"),
-                    Refused::Busy => format!(
-                        "{who} {were} told {they} busy (55P03, lock not available) and to pick again"
-                    ),
-                    Refused::Serialization => format!(
-                        "{who} {were} refused by a serialization failure (40001) and told to try again"
-                    ),
-                    Refused::Deadlock => format!(
-                        "{who} {were} chosen to break a deadlock (40P01) and told to try again"
-                    ),
-                    Refused::Duplicate => format!(
-                        "{who} {were} refused a second ticket (23505, duplicate key) and told {it} sold out"
-                    ),
-                    Refused::HoldGone => {
-                        format!("{who} {were} told the hold had run out and someone else has it")
+                    Refused::Busy => {
+                        format!("{who} {were} told {they} busy (55P03, lock not available)")
                     }
+                    Refused::Serialization => {
+                        format!("{who} {were} refused by a serialization failure (40001)")
+                    }
+                    Refused::Deadlock => format!("{who} {were} the deadlock victim (40P01)"),
+                    Refused::Duplicate => {
+                        format!("{who} {were} refused a second ticket (23505, duplicate key)")
+                    }
+                    Refused::HoldGone => format!("{who} {were} told the hold had run out"),
                 }
             })
             .collect();
@@ -89,10 +89,7 @@ impl Fate {
             if self.sold() {
                 format!("⇒ {seats} {verb} sold once, to {}", title(winner))
             } else {
-                format!(
-                    "⇒ {seats} {verb} held by {} alone, not sold yet",
-                    title(winner)
-                )
+                format!("⇒ {seats} {verb} held by {}, not sold yet", title(winner))
             }
         } else if self.lost {
             format!("⇒ {seats} {} lost: {}", self.is(), self.why_lost())

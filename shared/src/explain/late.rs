@@ -38,12 +38,10 @@ impl Late {
 
     pub(super) fn consequence(&self) -> String {
         format!(
-            "⇒ {}'s payment was accepted at minute {} for a hold that ran out at minute {}: {}, \
-             before the wait, so a dead hold became a ticket",
+            "⇒ {}'s payment was accepted at minute {} for a hold that ran out at minute {}",
             title(&self.actor),
             self.decided,
             self.deadline,
-            self.why()
         )
     }
 }
