@@ -8,5 +8,6 @@ pub mod executor;
 pub mod explore;
 pub mod http;
 pub mod replay;
+pub mod views;
 
 pub use http::{router, serve, AppState};

@@ -1,6 +1,7 @@
 //! The `backend` command: `serve` the API and the page, `replay` schedule files on
-//! PostgreSQL and in the simulator, `explore` every interleaving of one in the simulator, or
-//! `compress` the built page (its `.br` and `.gz` files, which `serve` sends as they are).
+//! PostgreSQL and in the simulator, `explore` every interleaving of one in the simulator,
+//! `compress` the built page (its `.br` and `.gz` files, which `serve` sends as they are), or
+//! print the model's `views` of every step for the browser tests.
 
 use std::io::Write;
 use std::net::SocketAddr;
@@ -47,6 +48,9 @@ enum Command {
         #[arg(default_value = "dist")]
         dir: PathBuf,
     },
+    /// Print the model's view of every step (phones, seats, verdict, reason line) of every
+    /// built-in scenario, or of one schedule file, one JSON object per step per line.
+    Views { file: Option<PathBuf> },
 }
 
 #[tokio::main]
@@ -62,6 +66,21 @@ async fn main() -> ExitCode {
         Command::Serve { addr, dist } => serve(addr, dist).await,
         Command::Replay { json, files } => replay(json, &files).await,
         Command::Compress { dir } => compress(&dir),
+        Command::Views { file } => match backend::views::views(file.as_deref()) {
+            Ok(lines) => {
+                let mut out = std::io::stdout().lock();
+                for line in lines {
+                    if writeln!(out, "{line}").is_err() {
+                        break;
+                    }
+                }
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("{e}");
+                ExitCode::from(2)
+            }
+        },
         Command::Explore { file } => match backend::explore::explore_file(&file) {
             Ok(report) => {
                 print!("{report}");

@@ -22,37 +22,6 @@ pub fn run(schedule: &Schedule) -> Result<Outcome, String> {
         .map_err(|e| moves::sentence(schedule, &e))
 }
 
-/// The schedule itself if its order runs; otherwise the same programs in a round-robin order
-/// that passes over a buyer while they wait (a file without an order gets a plain round robin,
-/// which can name a waiting buyer).
-pub fn playable(schedule: &Schedule) -> Schedule {
-    if run(schedule).is_ok() {
-        return schedule.clone();
-    }
-    let lengths: Vec<usize> = schedule.actors().iter().map(|a| a.program.len()).collect();
-    let mut used = vec![0usize; lengths.len()];
-    let mut order = Vec::new();
-    let mut turn = 0;
-    let mut stalled = 0;
-    while stalled < lengths.len() {
-        let actor = turn % lengths.len();
-        turn += 1;
-        if used[actor] == lengths[actor] {
-            stalled += 1;
-            continue;
-        }
-        order.push(actor);
-        if run(&schedule.with_order(order.clone())).is_ok() {
-            used[actor] += 1;
-            stalled = 0;
-        } else {
-            order.pop();
-            stalled += 1;
-        }
-    }
-    schedule.with_order(order)
-}
-
 /// The lanes of the timeline: buyers first, in the schedule's order, then the clock.
 pub fn lanes(schedule: &Schedule) -> Vec<usize> {
     let actors = schedule.actors();
@@ -259,8 +228,14 @@ mod tests {
         let outcome = run(&moved).unwrap();
         assert!(!outcome.verdict.double_booked);
         let end = outcome.entries.len();
-        assert_eq!(phone(&outcome, "omar", end).text, "Sold out");
-        assert_eq!(phone(&outcome, "adam", end).text, "A7 is yours");
+        assert_eq!(
+            phone(&moved, &outcome, "omar", end).text,
+            "Sold out: A7 is taken"
+        );
+        assert_eq!(
+            phone(&moved, &outcome, "adam", end).text,
+            "Booked: A7 is yours"
+        );
     }
 
     #[test]
@@ -310,7 +285,7 @@ mod tests {
         ));
         assert_eq!(entry_state(entry, i, done + 1), EntryState::Done);
         assert_eq!(entry_state(entry, i, i), EntryState::Future);
-        let phone = phone(&outcome, &entry.trace.actor, i + 1);
+        let phone = phone(&schedule, &outcome, &entry.trace.actor, i + 1);
         assert_eq!(phone.tone, Tone::Busy);
     }
 
@@ -344,8 +319,8 @@ mod tests {
             );
             let outcome = run(&schedule).unwrap_or_else(|e| panic!("{}: {e}", builtin.id));
             for step in 0..=outcome.entries.len() {
-                for actor in schedule.actors() {
-                    assert!(!phone(&outcome, &actor.name, step).text.is_empty());
+                for (_, phone) in phones(&schedule, &outcome, step) {
+                    assert!(!phone.text.is_empty());
                 }
                 assert_eq!(
                     map_at(&schedule, &outcome, step).len(),

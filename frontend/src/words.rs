@@ -1,23 +1,19 @@
-//! The words the page puts on an outcome: its headline, the causal story, whether the goal was
-//! reached, and the SQL each step sent. Thin: the words themselves live in `shared`.
+//! The words the page puts on an outcome: the verdict panel at a step (its headline and causal
+//! story, revealed once decided), whether the goal can be reached, and the SQL each step sent. Thin: the words themselves live in `shared`.
 
+use shared::export;
 use shared::scenarios::BuiltIn;
 use shared::{Outcome, Schedule};
 
-use shared::{explain, export};
-
-/// One line for the live region: who got the seat, or that it was sold twice.
-pub fn headline(_schedule: &Schedule, outcome: &Outcome) -> String {
-    explain::headline(outcome)
+/// The verdict panel at a step: nothing revealed before the step that decides the run.
+pub fn verdict_at(schedule: &Schedule, step: usize, deciding: usize) -> shared::view::StepVerdict {
+    shared::view::verdict_at(schedule, step, deciding)
 }
 
-/// The causal chain, ending in its consequence.
-pub fn story(schedule: &Schedule, outcome: &Outcome) -> Vec<String> {
-    explain::verdict_story(schedule, outcome)
-}
-
-pub fn goal_met(builtin: &BuiltIn, schedule: &Schedule, outcome: &Outcome) -> bool {
-    builtin.goal_met(schedule, outcome)
+/// Whether any order of these programs reaches the goal (`None`: too many orders to say), and
+/// how many orders there are.
+pub fn goal_reachable(builtin: &BuiltIn, schedule: &Schedule) -> Option<(bool, usize)> {
+    builtin.goal_reachable(schedule, 5_000)
 }
 
 /// The SQL that entry `index` sent, or the command of a Redis step (empty for a step that

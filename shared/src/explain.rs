@@ -6,6 +6,7 @@
 
 mod event;
 mod fate;
+mod late;
 
 use std::collections::BTreeMap;
 
@@ -14,12 +15,37 @@ use crate::schedule::{Schedule, SeatStatus, CLOCK};
 
 use event::Event;
 use fate::{fates, Fate};
+use late::late_bookings;
 
 /// The chain of events that led to the outcome, then its consequence, one short line each.
 pub fn verdict_story(schedule: &Schedule, outcome: &Outcome) -> Vec<String> {
     if outcome.entries.is_empty() {
         return vec!["Nothing has run yet.".to_string()];
     }
+    let mut lines = story_events(schedule, outcome);
+    lines.extend(consequences(outcome));
+    lines
+}
+
+/// The consequence lines alone: how each seat ended, who is owed a refund.
+pub fn consequences(outcome: &Outcome) -> Vec<String> {
+    let mut lines: Vec<String> = late_bookings(outcome)
+        .iter()
+        .map(|l| l.consequence())
+        .collect();
+    lines.extend(fates(outcome).iter().map(Fate::consequence));
+    lines.extend(
+        outcome
+            .verdict
+            .refund_due
+            .iter()
+            .map(|a| format!("⇒ {} paid and got no seat: a refund is owed", title(a))),
+    );
+    lines
+}
+
+/// The chain of events alone, one line per thing that mattered, without the consequence.
+pub fn story_events(schedule: &Schedule, outcome: &Outcome) -> Vec<String> {
     let entries = &outcome.entries;
     let mut done_at: Vec<Vec<usize>> = vec![Vec::new(); entries.len()];
     for (j, e) in entries.iter().enumerate() {
@@ -66,14 +92,6 @@ pub fn verdict_story(schedule: &Schedule, outcome: &Outcome) -> Vec<String> {
         }
         told_before = e.told.clone();
     }
-    lines.extend(fates(outcome).iter().map(Fate::consequence));
-    lines.extend(
-        outcome
-            .verdict
-            .refund_due
-            .iter()
-            .map(|a| format!("⇒ {} paid and got no seat: a refund is owed", title(a))),
-    );
     lines
 }
 
@@ -84,24 +102,32 @@ pub fn headline(outcome: &Outcome) -> String {
         return "Nothing has run yet".to_string();
     }
     let fates = fates(outcome);
-    let worst: Vec<&Fate> = fates.iter().filter(|f| f.double()).collect();
-    let shown: Vec<&Fate> = if worst.is_empty() {
+    let late: Vec<String> = late_bookings(outcome)
+        .iter()
+        .map(|l| l.headline())
+        .collect();
+    let worst: Vec<&Fate> = fates
+        .iter()
+        .filter(|f| f.double() || (!late.is_empty() && f.lost))
+        .collect();
+    let shown: Vec<&Fate> = if !late.is_empty() || !worst.is_empty() {
+        worst
+    } else {
         let lost: Vec<&Fate> = fates.iter().filter(|f| f.lost).collect();
         if lost.is_empty() {
             fates.iter().collect()
         } else {
             lost
         }
-    } else {
-        worst
     };
     let mut parts: Vec<String> = shown.iter().map(|f| f.headline()).collect();
+    parts.extend(late);
     parts.extend(
         outcome
             .verdict
             .refund_due
             .iter()
-            .map(|a| format!("{} owed a refund", title(a))),
+            .map(|a| format!("{} is owed a refund", title(a))),
     );
     if parts.is_empty() {
         return "No seat taken".to_string();

@@ -76,6 +76,7 @@ fn expect_of(schedule: &Schedule, outcome: &Outcome) -> Expect {
         lost_seat: Some(v.lost_seat),
         refund_due: Some(v.refund_due.clone()),
         unpaid_hold: Some(v.unpaid_hold.clone()),
+        booked_late: Some(v.booked_late.clone()),
         told: Some(
             outcome
                 .seats

@@ -227,15 +227,28 @@ pub struct Trace {
 }
 
 /// The verdict over the whole run.
+///
+/// Something went wrong (`bad`) when a seat was sold twice or lost, or a booking was decided
+/// after its deadline; a refund owed and a hold not yet paid are how a correct system behaves.
 #[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct Verdict {
     pub double_booked: bool,
     pub lost_seat: bool,
     pub refund_due: Vec<String>,
     pub unpaid_hold: Vec<String>,
+    /// Actors whose ticket was issued after their hold's deadline had passed: the confirm
+    /// checked the deadline against the time its transaction (or statement) began, waited on a
+    /// lock past it, and still believed it was in time. A booking decided too late.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub booked_late: Vec<String>,
 }
 
 impl Verdict {
+    /// A seat sold twice or lost, or a ticket issued after its hold's deadline.
+    pub fn bad(&self) -> bool {
+        self.double_booked || self.lost_seat || !self.booked_late.is_empty()
+    }
+
     /// What went wrong, a few words each (`double booked`, `refund due to ana`…); empty when
     /// nothing did.
     pub fn problems(&self) -> Vec<String> {
@@ -251,6 +264,12 @@ impl Verdict {
         }
         if !self.unpaid_hold.is_empty() {
             out.push(format!("unpaid hold by {}", self.unpaid_hold.join(", ")));
+        }
+        if !self.booked_late.is_empty() {
+            out.push(format!(
+                "booked after the deadline by {}",
+                self.booked_late.join(", ")
+            ));
         }
         out
     }

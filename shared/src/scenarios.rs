@@ -155,6 +155,23 @@ impl BuiltIn {
     }
 }
 
+impl BuiltIn {
+    /// Whether any order of `schedule`'s programs reaches the goal: `Some(false)` when the
+    /// explorer ran every one of them (at most `limit`) and none does, `None` when there are
+    /// too many orders to say.
+    pub fn goal_reachable(&self, schedule: &Schedule, limit: u64) -> Option<(bool, usize)> {
+        let (orders, complete) = crate::explorer::orders(schedule, limit);
+        let count = orders.len();
+        let reached = orders.into_iter().any(|order| {
+            let s = schedule.with_order(order);
+            crate::engine::simulate(&s)
+                .map(|trace| self.goal_met(&s, &crate::assess::assess(&s, trace)))
+                .unwrap_or(false)
+        });
+        (reached || complete).then_some((reached, count))
+    }
+}
+
 fn answered(e: &Entry, answer: Answer) -> bool {
     e.trace.result == Some(StepResult::Answer { answer })
 }

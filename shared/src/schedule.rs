@@ -370,6 +370,9 @@ pub struct Expect {
     pub refund_due: Option<Vec<String>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unpaid_hold: Option<Vec<String>>,
+    /// The buyers whose ticket was issued after their hold's deadline.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub booked_late: Option<Vec<String>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub told: Option<BTreeMap<String, Vec<String>>>,
     #[serde(default, rename = "final", skip_serializing_if = "Option::is_none")]
@@ -1063,7 +1066,7 @@ fn parse_order(order: &[String], actors: &[Actor]) -> Result<Vec<usize>, Schedul
             return Err(ScheduleError::new(
                 format!("order[{i}]"),
                 format!(
-                    "{name} has only {} operations, but the order names {name} a {}th time: remove this entry or add an operation",
+                    "{name} has only {} operations, but the order names {name} {} times by here: remove this entry or add an operation",
                     actors[a].program.len(),
                     used[a]
                 ),
@@ -1102,6 +1105,9 @@ fn check_expect(
     }
     for name in expect.unpaid_hold.iter().flatten() {
         known("expect.unpaid_hold", name)?;
+    }
+    for name in expect.booked_late.iter().flatten() {
+        known("expect.booked_late", name)?;
     }
     let seats = expect
         .told

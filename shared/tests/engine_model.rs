@@ -354,7 +354,9 @@ fn a_wait_checked_before_a_deadlock_was_broken_is_never_a_later_victim() {
     );
     assert_eq!(completed(&t)[4], Some(13));
     assert!(
-        t.entries[13].reason.starts_with("Dave gets 40P01"),
+        t.entries[13]
+            .reason
+            .starts_with("Dave is refused the lock: deadlock detected (40P01)"),
         "{}",
         t.entries[13].reason
     );

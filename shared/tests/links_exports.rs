@@ -423,7 +423,7 @@ fn omar_reading_after_adams_write_is_told_sold_out() {
     );
     assert_eq!(
         headline(&outcome),
-        "Sold once: A7 to Adam; Omar told sold out"
+        "Sold once: A7 to Adam; Omar was told it was sold out"
     );
 }
 

@@ -2,7 +2,6 @@
 //! seats it was told are its own.
 
 use leptos::prelude::*;
-use shared::schedule::CLOCK;
 
 use crate::model;
 use crate::state::use_lab;
@@ -21,13 +20,17 @@ pub fn Phones() -> impl IntoView {
                 .ok()
                 .map(|o| model::memories(s, o, step))
                 .unwrap_or_default();
+            let buyers = model::buyers(s);
             model::lanes(s)
                 .into_iter()
                 .map(|a| s.actors()[a].name.clone())
-                .filter(|name| name != CLOCK)
                 .enumerate()
+                .filter(|(_, name)| buyers.contains(name))
                 .map(|(lane, name)| {
-                    let phone = outcome.as_ref().ok().map(|o| model::phone(o, &name, step));
+                    let phone = outcome
+                        .as_ref()
+                        .ok()
+                        .map(|o| model::phone(s, o, &name, step));
                     let memory = memories.remove(&name).unwrap_or_default();
                     (lane, name, phone, memory)
                 })
@@ -41,8 +44,8 @@ pub fn Phones() -> impl IntoView {
                     .get()
                     .into_iter()
                     .map(|(lane, name, phone, memory)| {
-                        let (text, tone) = phone
-                            .map(|p| (p.text, p.tone.class()))
+                        let (text, tone, tone_name, yours, until) = phone
+                            .map(|p| (p.text, p.tone.class(), p.tone.name(), p.yours.join(" "), p.until))
                             .unwrap_or_default();
                         let remembers = match (memory.free.is_empty(), memory.taken.is_empty()) {
                             (true, true) => "nothing yet".to_string(),
@@ -54,15 +57,21 @@ pub fn Phones() -> impl IntoView {
                                 memory.taken.join(", ")
                             ),
                         };
-                        let told = if memory.told.is_empty() {
-                            "no seat".to_string()
-                        } else {
-                            format!("{} is theirs", memory.told.join(", "))
+                        let told = match memory.told.as_slice() {
+                            [] => "no seat".to_string(),
+                            [one] => format!("{one} is theirs"),
+                            many => format!("{} are theirs", many.join(", ")),
                         };
                         view! {
-                            <li class=format!("phone buyer-{lane} {tone}") data-testid=format!("phone-{name}")>
+                            <li
+                                class=format!("phone buyer-{lane} {tone}")
+                                data-testid=format!("phone-{name}")
+                                data-tone=tone_name
+                                data-yours=yours
+                                data-until=until.map(|u| u.to_string())
+                            >
                                 <span class="phone-name">{model::display_name(&name)}</span>
-                                <span class="phone-screen">{text}</span>
+                                <span class="phone-screen" data-testid=format!("phone-text-{name}")>{text}</span>
                                 <dl class="phone-memory">
                                     <dt>"remembers"</dt><dd data-testid=format!("remembers-{name}")>{remembers}</dd>
                                     <dt>"told"</dt><dd data-testid=format!("told-{name}")>{told}</dd>

@@ -13,21 +13,27 @@ use crate::words;
 #[component]
 pub fn Verdict() -> impl IntoView {
     let lab = use_lab();
+    // The step that decides the run, once per order.
+    let deciding = Memo::new(move |_| lab.schedule.with(model::deciding_step));
+    // The programs alone (any order of them): whether this defence can reach the goal at all.
+    let programs = Memo::new(move |_| lab.schedule.with(|s| s.with_order(s.full_multiset())));
+    let reachable = Memo::new(move |_| {
+        let builtin = scenarios::get(lab.source.get().scenario)?;
+        programs.with(|s| words::goal_reachable(&builtin, s))
+    });
     let summary = Memo::new(move |_| {
         let outcome = lab.outcome.get();
+        let step = lab.step.get();
         lab.schedule.with(|schedule| match outcome {
             Ok(outcome) => {
+                let v = words::verdict_at(schedule, step, deciding.get());
                 let goal = scenarios::get(lab.source.get().scenario).map(|b| {
-                    let met = words::goal_met(&b, schedule, &outcome);
+                    let met = model::goal_at(&b, schedule, step);
                     (b.goal, met)
                 });
-                Ok((
-                    words::headline(schedule, &outcome),
-                    words::story(schedule, &outcome),
-                    outcome.verdict.double_booked,
-                    goal,
-                    outcome.races.first().copied(),
-                ))
+                // A warning about the order itself, not an outcome: shown from the start.
+                let race = outcome.races.first().copied();
+                Ok((v, goal, race))
             }
             Err(why) => Err(why),
         })
@@ -36,28 +42,43 @@ pub fn Verdict() -> impl IntoView {
         <section class="verdict-panel" aria-labelledby="verdict-title">
             <h3 id="verdict-title" class="visually-hidden">"Verdict"</h3>
             {move || match summary.get() {
-                Ok((headline, story, bad, goal, race)) => view! {
-                    <div class="verdict" class:verdict-bad=bad class:verdict-good=!bad>
-                        <p class="headline" role="status" aria-live="polite" data-testid="verdict">{headline}</p>
-                        <ol class="story" data-testid="story">
-                            {story.into_iter().map(|line| view! { <li>{line}</li> }).collect_view()}
-                        </ol>
-                        {goal.map(|(text, met)| view! {
-                            <p class="goal" class:goal-met=met data-testid="goal">
-                                {if met { "✓ Goal reached: " } else { "Goal: " }}
-                                {text}
-                            </p>
-                        })}
-                        {race.map(|k| view! {
-                            <p class="race-note" data-testid="race-note">
-                                <strong>{format!("Step {} is a race on a real server. ", k + 1)}</strong>
-                                "The sessions that one commit or rollback wakes run in whichever order the machine picks. \
-                                 The model lets the one that waited first go first; a run on PostgreSQL may take another order from there."
-                            </p>
-                        })}
-                    </div>
+                Ok((v, goal, race)) => {
+                    let never = matches!(reachable.get(), Some((false, _)));
+                    let orders = reachable.get().map(|(_, n)| n).unwrap_or(0);
+                    view! {
+                        <div
+                            class="verdict"
+                            class:verdict-bad=v.bad
+                            class:verdict-good=v.decided && !v.bad
+                            class:verdict-open=!v.decided
+                            data-testid="verdict-panel"
+                            data-decided=v.decided.to_string()
+                            data-bad=v.bad.to_string()
+                        >
+                            <p class="headline" role="status" aria-live="polite" aria-atomic="true" data-testid="verdict">{v.headline}</p>
+                            <ol class="story" data-testid="story">
+                                {v.story.into_iter().map(|line| view! { <li>{line}</li> }).collect_view()}
+                            </ol>
+                            {goal.map(|(text, met)| view! {
+                                <p class="goal" class:goal-met=met class:goal-never=never data-testid="goal" data-met=met.to_string()>
+                                    {if met { "✓ Goal reached: " } else { "Goal: " }}
+                                    {text}
+                                    {never.then(|| format!(
+                                        " This defence never gets there: none of its {orders} orders does."
+                                    ))}
+                                </p>
+                            })}
+                            {race.map(|k| view! {
+                                <p class="race-note" data-testid="race-note">
+                                    <strong>{format!("Step {} is a race on a real server. ", k + 1)}</strong>
+                                    "The sessions that one commit or rollback wakes run in whichever order the machine picks. \
+                                     The model lets the one that waited first go first; a run on PostgreSQL may take another order from there."
+                                </p>
+                            })}
+                        </div>
+                    }
+                    .into_any()
                 }
-                .into_any(),
                 Err(why) => view! {
                     <div class="verdict verdict-bad">
                         <p class="headline" role="status" data-testid="verdict">"This order cannot run: " {why}</p>
@@ -96,7 +117,7 @@ pub fn ReasonLine() -> impl IntoView {
             .unwrap_or_default()
     };
     view! {
-        <p class="reason" data-testid="reason">{line}</p>
+        <p class="reason" role="status" aria-live="polite" aria-atomic="true" data-testid="reason">{line}</p>
         {move || lab.notice.get().map(|n| view! {
             <p class="notice" role="alert" data-testid="notice">
                 {n}

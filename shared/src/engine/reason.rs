@@ -48,7 +48,7 @@ pub(crate) fn line(names: &Names, schedule: &Schedule, node: &Node) -> String {
     let mut line = match victims.len() {
         0 => own,
         n => format!(
-            "deadlock: {}, whose deadlock check runs first, {} with 40P01; {own}",
+            "deadlock: {}, whose deadlock check runs first, {} (40P01, deadlock detected); {own}",
             join(&victims),
             if n == 1 { "fails" } else { "fail" }
         ),
@@ -90,13 +90,13 @@ fn waiting(e: &Cx<'_>, node: &Node) -> String {
             join(&names)
         ),
         WaitOn::Update(..) => format!(
-            "{} is updating {seat}, which it must re-check",
+            "{} is updating {seat}, which must be re-checked",
             join(&names)
         ),
         WaitOn::Row(..) if w.for_holder => format!("{} holds the row lock on {seat}", join(&names)),
         WaitOn::Row(..) => {
             format!(
-                "{} {} ahead of it in the queue for {seat}",
+                "{} {} ahead in the queue for {seat}",
                 join(&names),
                 if names.len() == 1 { "is" } else { "are" }
             )
@@ -144,15 +144,15 @@ fn phrase(e: &Cx<'_>, op: &Op, d: &Done) -> String {
     match (&d.result, op) {
         (StepResult::Skipped, _) if d.facts.unmet.is_some() => unmet(e, op, d),
         (StepResult::Skipped, _) => format!(
-            "skips the {}: it remembers {} as taken",
+            "skips the {}: the application remembers {} as taken",
             op.name(),
             join(op.seats())
         ),
         (StepResult::RolledBack, _) => {
-            "commits, but an error had aborted the transaction: it rolls back".to_string()
+            "commits, but an error had aborted the transaction: the commit rolls back".to_string()
         }
         (StepResult::Error { code, message }, _) => format!(
-            "gets {code} on its {}: {}",
+            "is refused the {}: {} ({code})",
             op.name(),
             error_words(code, message)
         ),
@@ -195,14 +195,14 @@ fn phrase(e: &Cx<'_>, op: &Op, d: &Done) -> String {
         (StepResult::Answer { answer }, Op::Hold { seats, .. }) => match answer {
             Answer::Held => format!("holds {}", join(seats)),
             Answer::Busy => format!(
-                "cannot hold {}: a seat is locked right now (NOWAIT), so it holds nothing",
+                "cannot hold {}: a seat is locked right now (NOWAIT), so nothing is held",
                 join(seats)
             ),
             Answer::Unavailable => format!(
-                "cannot hold {}: a seat is taken, so it holds nothing",
+                "cannot hold {}: a seat is taken, so nothing is held",
                 join(seats)
             ),
-            _ => "retries its hold and finds it expired: it was replaced or ran out".to_string(),
+            _ => "retries the hold and finds it gone: it was replaced or ran out".to_string(),
         },
         (StepResult::Answer { answer }, Op::Confirm { .. }) => match answer {
             Answer::Issued => {
@@ -223,13 +223,13 @@ fn phrase(e: &Cx<'_>, op: &Op, d: &Done) -> String {
                 e.clock + e.schedule.scenario().hold_minutes
             ),
             _ => format!(
-                "cannot hold {} in Redis: SET NX found a live key, so it holds nothing",
+                "cannot hold {} in Redis: SET NX found a live key, so nothing is held",
                 join(seats)
             ),
         },
         (StepResult::Answer { answer }, Op::RedisRelease) => match answer {
-            Answer::Released => "deletes its Redis hold: the seat is free in Redis again".to_string(),
-            _ => "deletes nothing in Redis: its key had already run out or been replaced".to_string(),
+            Answer::Released => "deletes the Redis hold: the seat is free in Redis again".to_string(),
+            _ => "deletes nothing in Redis: the key had already run out or been replaced".to_string(),
         },
         (StepResult::Answer { answer }, Op::Release) => match answer {
             Answer::Released => format!("releases {}", join(&seats(|f| *f == Fact::Took))),
@@ -282,9 +282,9 @@ fn rows(seen: &[SeenRow]) -> String {
                 .unwrap_or_default();
             match (r.status, r.until) {
                 (SeatStatus::Held, Some(u)) if r.available => {
-                    format!("{} HELD{by} until {u} (expired)", r.seat)
+                    format!("{} HELD{by} until minute {u} (run out)", r.seat)
                 }
-                (SeatStatus::Held, Some(u)) => format!("{} HELD{by} until {u}", r.seat),
+                (SeatStatus::Held, Some(u)) => format!("{} HELD{by} until minute {u}", r.seat),
                 (status, _) => format!("{} {}{by}", r.seat, status.as_sql()),
             }
         })
@@ -299,9 +299,13 @@ fn rows(seen: &[SeenRow]) -> String {
 fn error_words(code: &str, message: &str) -> String {
     match code {
         "40001" if message.contains("concurrent update") => {
-            "the row changed after its snapshot was taken".to_string()
+            "the row changed after this transaction's snapshot was taken (serialization failure)"
+                .to_string()
         }
-        "40001" => "SERIALIZABLE found a dangerous cycle of read/write dependencies".to_string(),
+        "40001" => {
+            "serialization failure: SERIALIZABLE found a dangerous cycle of read/write dependencies"
+                .to_string()
+        }
         "40P01" => "deadlock detected".to_string(),
         "55P03" => "the row is locked and NOWAIT does not queue".to_string(),
         "23505" => "a ticket for the seat already exists".to_string(),

@@ -124,12 +124,12 @@ impl Event<'_> {
                 join(e.op.seats())
             ),
             (Op::RedisRelease, StepResult::Answer { answer }) if *answer == Answer::Released => {
-                format!("{who} deleted its Redis hold")
+                format!("{who} deleted their Redis hold")
             }
             (Op::RedisRelease, _) => format!("{who}'s Redis key was already gone"),
             (Op::Advance { .. }, _) => self.advance(),
             (Op::Sweep, _) => self.sweep(),
-            (op, other) => format!("{who}'s {} answered {}", op.name(), other.short()),
+            (op, other) => format!("{who}'s {} answered: {}", op.name(), result_words(other)),
         };
         Some(line)
     }
@@ -222,7 +222,7 @@ impl Event<'_> {
             }
             Answer::Duplicate => format!("{who}'s second webhook got the same ticket"),
             Answer::RefundDue => format!("{who}'s payment came too late: a refund is owed"),
-            other => format!("{who}'s confirm answered {}", other.as_str()),
+            other => format!("{who}'s confirmation answered: {}", answer_words(other)),
         }
     }
 
@@ -250,7 +250,9 @@ impl Event<'_> {
                     base
                 }
             }
-            Answer::Busy => format!("{who}'s hold found {seats} locked: busy"),
+            Answer::Busy => {
+                format!("{who}'s hold found {seats} locked right now: busy, pick again")
+            }
             Answer::Unavailable => {
                 let actor = &self.entry().trace.actor;
                 let own = self.tables_before().seats.iter().any(|r| {
@@ -259,15 +261,13 @@ impl Event<'_> {
                         && r.holder.as_ref() == Some(actor)
                 });
                 if own {
-                    format!(
-                        "{who}'s hold found {seats} held by {who}'s own earlier hold: unavailable"
-                    )
+                    format!("{who}'s new hold found {seats} still held by {who}'s earlier hold: refused")
                 } else {
-                    format!("{who}'s hold found {seats} taken: unavailable")
+                    format!("{who}'s hold found {seats} taken: refused")
                 }
             }
-            Answer::Expired => format!("{who}'s retry found the hold gone: expired"),
-            other => format!("{who}'s hold answered {}", other.as_str()),
+            Answer::Expired => format!("{who}'s retry found the hold gone: it had run out"),
+            other => format!("{who}'s hold answered: {}", answer_words(other)),
         }
     }
 
@@ -349,5 +349,31 @@ fn error_words(code: &str, message: &str) -> String {
         "25P02" => "the transaction had already failed".to_string(),
         "57014" => "it was cancelled".to_string(),
         _ => message.to_string(),
+    }
+}
+
+/// An answer in words, for a line that has no better one.
+fn answer_words(answer: Answer) -> &'static str {
+    match answer {
+        Answer::Held => "held",
+        Answer::Unavailable => "the seat is taken",
+        Answer::Busy => "the seat is locked right now",
+        Answer::Expired => "the hold had run out",
+        Answer::Issued => "ticket issued",
+        Answer::Duplicate => "the same ticket again",
+        Answer::RefundDue => "too late, a refund is owed",
+        Answer::Released => "released",
+    }
+}
+
+/// A result in words, for a line that has no better one.
+fn result_words(result: &StepResult) -> String {
+    match result {
+        StepResult::Ok { rows: Some(n) } => format!("done, {n} rows"),
+        StepResult::Ok { rows: None } => "done".to_string(),
+        StepResult::Skipped => "skipped".to_string(),
+        StepResult::Answer { answer } => answer_words(*answer).to_string(),
+        StepResult::Error { code, message } => format!("{} ({code})", error_words(code, message)),
+        StepResult::RolledBack => "rolled back".to_string(),
     }
 }

@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::{join, number, title};
-use crate::outcome::Outcome;
+use crate::outcome::{Answer, Outcome, StepResult};
 use crate::schedule::{Op, SeatStatus};
 
 /// What happened to a group of seats that ended the same way.
@@ -13,9 +13,9 @@ pub(super) struct Fate {
     status: SeatStatus,
     told: Vec<String>,
     tickets: usize,
-    /// Buyers who tried to take these seats, ended with no seat at all and are owed nothing:
-    /// they were told it was sold out.
-    losers: Vec<String>,
+    /// Buyers who tried to take these seats, ended with no seat at all and are owed nothing,
+    /// with how they were refused.
+    losers: Vec<(String, Refused)>,
     /// Booked with nobody told they have it, or held with no end.
     pub(super) lost: bool,
 }
@@ -33,11 +33,44 @@ impl Fate {
         self.seats.len() > 1
     }
 
+    /// Each loser and what they were told, grouped by the refusal: "Omar was told it was sold
+    /// out", "Group was told the seats were busy (55P03, lock not available)".
     fn sold_out(&self) -> String {
-        let who = join(&self.losers.iter().map(|a| title(a)).collect::<Vec<_>>());
-        let were = if self.losers.len() > 1 { "were" } else { "was" };
-        let it = if self.plural() { "they were" } else { "it was" };
-        format!("{who} {were} told {it} sold out")
+        let mut by: Vec<(Refused, Vec<String>)> = Vec::new();
+        for (who, why) in &self.losers {
+            match by.iter_mut().find(|(r, _)| r == why) {
+                Some((_, names)) => names.push(title(who)),
+                None => by.push((*why, vec![title(who)])),
+            }
+        }
+        let parts: Vec<String> = by
+            .iter()
+            .map(|(why, names)| {
+                let who = join(names);
+                let were = if names.len() > 1 { "were" } else { "was" };
+                let it = if self.plural() { "they were" } else { "it was" };
+                let they = if self.plural() {
+                    "the seats were"
+                } else {
+                    "the seat was"
+                };
+                match why {
+                    Refused::SoldOut => format!("{who} {were} told {it} sold out"),
+                    Refused::Busy => {
+                        format!("{who} {were} told {they} busy (55P03, lock not available)")
+                    }
+                    Refused::Serialization => {
+                        format!("{who} {were} refused by a serialization failure (40001)")
+                    }
+                    Refused::Deadlock => format!("{who} {were} the deadlock victim (40P01)"),
+                    Refused::Duplicate => {
+                        format!("{who} {were} refused a second ticket (23505, duplicate key)")
+                    }
+                    Refused::HoldGone => format!("{who} {were} told the hold had run out"),
+                }
+            })
+            .collect();
+        join(&parts)
     }
 
     pub(super) fn consequence(&self) -> String {
@@ -56,7 +89,7 @@ impl Fate {
             if self.sold() {
                 format!("⇒ {seats} {verb} sold once, to {}", title(winner))
             } else {
-                format!("⇒ {seats} {verb} held once, by {}", title(winner))
+                format!("⇒ {seats} {verb} held by {}, not sold yet", title(winner))
             }
         } else if self.lost {
             format!("⇒ {seats} {} lost: {}", self.is(), self.why_lost())
@@ -90,15 +123,15 @@ impl Fate {
         } else if self.told.len() == 1 && self.sold() {
             format!("Sold once: {seats} to {names}")
         } else if self.told.len() == 1 {
-            format!("Held once: {seats} by {names}")
+            format!("{seats} held by {names}, not sold yet")
         } else if self.lost {
             format!("Lost seat: {seats} {}", self.why_lost())
         } else {
             format!("Nobody got {seats}")
         };
         if !self.losers.is_empty() && self.told.len() < 2 {
-            let who = join(&self.losers.iter().map(|a| title(a)).collect::<Vec<_>>());
-            line.push_str(&format!("; {who} told sold out"));
+            line.push_str("; ");
+            line.push_str(&self.sold_out());
         }
         line
     }
@@ -208,8 +241,61 @@ pub(super) fn fates(outcome: &Outcome) -> Vec<Fate> {
             for a in &mine {
                 unseated.remove(a);
             }
-            fate.losers = mine.into_iter().map(str::to_string).collect();
+            fate.losers = mine
+                .into_iter()
+                .map(|a| (a.to_string(), refused(outcome, a)))
+                .collect();
             fate
         })
         .collect()
+}
+
+/// How a buyer with no seat was refused, as their application told them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Refused {
+    SoldOut,
+    Busy,
+    Serialization,
+    Deadlock,
+    Duplicate,
+    HoldGone,
+}
+
+/// The refusal of `actor`'s last attempt: the first error of its last failed transaction, or
+/// the answer of its last take.
+fn refused(outcome: &Outcome, actor: &str) -> Refused {
+    let mut why = Refused::SoldOut;
+    for e in outcome.entries.iter().filter(|e| e.trace.actor == actor) {
+        why = match (&e.op, e.trace.result.as_ref()) {
+            (_, Some(StepResult::Error { code, .. })) => match code.as_str() {
+                "55P03" => Refused::Busy,
+                "40001" => Refused::Serialization,
+                "40P01" => Refused::Deadlock,
+                "23505" => Refused::Duplicate,
+                _ => why,
+            },
+            (
+                _,
+                Some(StepResult::Answer {
+                    answer: Answer::Busy,
+                }),
+            ) => Refused::Busy,
+            (
+                _,
+                Some(StepResult::Answer {
+                    answer: Answer::Expired,
+                }),
+            ) => Refused::HoldGone,
+            (
+                _,
+                Some(StepResult::Answer {
+                    answer: Answer::Unavailable,
+                }),
+            ) => Refused::SoldOut,
+            (Op::Write { .. } | Op::Claim { .. } | Op::Book { .. }, Some(_)) => Refused::SoldOut,
+            (Op::Begin { .. }, _) => Refused::SoldOut,
+            _ => why,
+        };
+    }
+    why
 }

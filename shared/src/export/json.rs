@@ -116,6 +116,7 @@ fn ordered_keys(map: &serde_json::Map<String, Value>) -> Vec<&str> {
         "lost_seat",
         "refund_due",
         "unpaid_hold",
+        "booked_late",
         "told",
         "final",
         "steps",

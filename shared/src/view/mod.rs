@@ -9,11 +9,15 @@ use crate::outcome::{Entry, Tables};
 use crate::schedule::CLOCK;
 use crate::Outcome;
 
+pub mod app;
 pub mod map;
 pub mod phone;
+pub mod step;
 
+pub use app::{app_at, App, Got, Refusal, Said};
 pub use map::{map_at, redis_at, MapSeat, RedisRow};
-pub use phone::{memories, phone, Memory, Phone, Tone};
+pub use phone::{buyers, memories, phone, phones, refusal_words, Memory, Phone, Tone};
+pub use step::{deciding_step, goal_at, is_bad, playable, prefix, run, verdict_at, StepVerdict};
 
 /// The name of a buyer as the page writes it: `omar` → "Omar", `a` → "A".
 pub fn display_name(actor: &str) -> String {
@@ -61,10 +65,22 @@ pub fn tables_at(outcome: &Outcome, step: usize) -> &Tables {
     }
 }
 
-/// seat → actors told they got it, once the first `step` entries have run.
+/// seat → actors told they got it, once the first `step` entries have run (before the first,
+/// the holders of the seats held or booked at the start, as `assess` counts them).
 pub fn told_at(outcome: &Outcome, step: usize) -> BTreeMap<String, Vec<String>> {
     match step {
-        0 => BTreeMap::new(),
+        0 => outcome
+            .initial
+            .seats
+            .iter()
+            .map(|r| {
+                let held = r.status != crate::schedule::SeatStatus::Available;
+                (
+                    r.id.clone(),
+                    r.holder.clone().filter(|_| held).into_iter().collect(),
+                )
+            })
+            .collect(),
         n => outcome.entries[n.min(outcome.entries.len()) - 1]
             .told
             .clone(),

@@ -2,9 +2,10 @@
 
 use std::collections::BTreeMap;
 
-use super::{display_name, entry_state, tables_at, told_at, EntryState};
-use crate::outcome::{Answer, Entry, StepResult};
-use crate::schedule::{Op, Schedule};
+use super::app::{app_at, App, Got, Refusal, Said};
+use super::{display_name, tables_at, told_at};
+use crate::engine::join;
+use crate::schedule::{Op, Schedule, CLOCK};
 use crate::Outcome;
 
 /// What a buyer's phone shows, and how it feels.
@@ -12,6 +13,10 @@ use crate::Outcome;
 pub struct Phone {
     pub text: String,
     pub tone: Tone,
+    /// The seats the phone says are the buyer's (booked, or held and not run out).
+    pub yours: Vec<String>,
+    /// The deadline of the buyer's hold that the phone shows, on the virtual clock.
+    pub until: Option<i64>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -31,97 +36,263 @@ impl Tone {
             Tone::Bad => "tone-bad",
         }
     }
-}
 
-/// What `actor`'s phone shows once the first `step` entries have run.
-pub fn phone(outcome: &Outcome, actor: &str, step: usize) -> Phone {
-    let step = step.min(outcome.entries.len());
-    let mine: Vec<(usize, &Entry)> = outcome.entries[..step]
-        .iter()
-        .enumerate()
-        .filter(|(_, e)| e.trace.actor == actor)
-        .collect();
-    if let Some((i, entry)) = mine.last() {
-        if let EntryState::Waiting(on) = entry_state(entry, *i, step) {
-            let on: Vec<String> = on.iter().map(|a| display_name(a)).collect();
-            return Phone {
-                text: format!("Spinning… waits for {}", on.join(" and ")),
-                tone: Tone::Busy,
-            };
+    /// The tone in a word, for the browser tests' dump.
+    pub fn name(self) -> &'static str {
+        match self {
+            Tone::Neutral => "neutral",
+            Tone::Busy => "busy",
+            Tone::Good => "good",
+            Tone::Bad => "bad",
         }
     }
+}
+
+/// The actors who get a phone: the buyers. Not the clock, and not an actor who only locks
+/// rows or sweeps (an admin or a tidy-up job), unless it holds a seat at the start.
+pub fn buyers(schedule: &Schedule) -> Vec<String> {
+    schedule
+        .actors()
+        .iter()
+        .filter(|a| a.name != CLOCK)
+        .filter(|a| {
+            let holds = schedule
+                .scenario()
+                .seats
+                .iter()
+                .any(|s| s.holder.as_deref() == Some(&a.name));
+            holds
+                || a.program.iter().any(|op| {
+                    !matches!(
+                        op,
+                        Op::Begin { .. }
+                            | Op::Commit
+                            | Op::Rollback
+                            | Op::Lock { .. }
+                            | Op::Sweep
+                            | Op::Advance { .. }
+                    )
+                })
+        })
+        .map(|a| a.name.clone())
+        .collect()
+}
+
+/// Every buyer's phone once the first `step` entries have run, in the schedule's order.
+pub fn phones(schedule: &Schedule, outcome: &Outcome, step: usize) -> Vec<(String, Phone)> {
+    buyers(schedule)
+        .into_iter()
+        .map(|name| {
+            let p = phone(schedule, outcome, &name, step);
+            (name, p)
+        })
+        .collect()
+}
+
+/// What `actor`'s phone shows once the first `step` entries have run: exactly what its
+/// application knows, agreeing with the model's `told` (the seats it says are yours are the
+/// seats the buyer was told it got, less a hold whose deadline has passed).
+pub fn phone(schedule: &Schedule, outcome: &Outcome, actor: &str, step: usize) -> Phone {
+    let app = app_at(schedule, outcome, actor, step);
+    let tables = tables_at(outcome, step);
+    let clock = tables.clock;
     let told: Vec<String> = told_at(outcome, step)
         .into_iter()
         .filter(|(_, who)| who.iter().any(|w| w == actor))
         .map(|(seat, _)| seat)
         .collect();
-    let refunded = tables_at(outcome, step).refunds.iter().any(|r| r == actor);
-    if !told.is_empty() {
-        return Phone {
-            text: format!("{} is yours", told.join(", ")),
-            tone: Tone::Good,
-        };
-    }
-    if refunded {
-        return Phone {
-            text: "No seat: your money is being refunded".to_string(),
-            tone: Tone::Bad,
-        };
-    }
-    let Some((_, last)) = mine.last() else {
-        return Phone {
-            text: "Choosing a seat".to_string(),
-            tone: Tone::Neutral,
-        };
+    let got = |seat: &String| app.got.get(seat).copied().unwrap_or(Got::Held(None));
+    let ran_out = |seat: &String| matches!(got(seat), Got::Held(Some(u)) if u < clock);
+    let yours: Vec<String> = told.iter().filter(|s| !ran_out(s)).cloned().collect();
+    let phone = |text: String, tone: Tone, until: Option<i64>| Phone {
+        text,
+        tone,
+        yours: yours.clone(),
+        until,
     };
-    let seats = last.op.seats().join(", ");
-    let (text, tone) = match last.trace.result.as_ref() {
-        None => ("Spinning…".to_string(), Tone::Busy),
-        Some(StepResult::Skipped) => ("Sold out".to_string(), Tone::Bad),
-        Some(StepResult::RolledBack) => ("Something went wrong: try again".to_string(), Tone::Bad),
-        Some(StepResult::Error { code, .. }) => (error_text(code), Tone::Bad),
-        Some(StepResult::Answer { answer }) => answer_text(*answer),
-        Some(StepResult::Ok { rows }) => match &last.op {
-            Op::Read { .. } | Op::Lock { .. } => {
-                if last.trace.seen.iter().all(|s| s.available) && !last.trace.seen.is_empty() {
-                    (format!("{seats} looks free"), Tone::Neutral)
-                } else if last.trace.seen.is_empty() {
-                    ("Nothing to show".to_string(), Tone::Neutral)
-                } else {
-                    ("Sold out".to_string(), Tone::Bad)
-                }
+    if let Some(on) = &app.waiting {
+        let on: Vec<String> = on.iter().map(|a| display_name(a)).collect();
+        return phone(
+            format!("Working… waiting for {}", join(&on)),
+            Tone::Busy,
+            None,
+        );
+    }
+    if !yours.is_empty() {
+        let booked: Vec<String> = yours
+            .iter()
+            .filter(|s| got(s) == Got::Booked)
+            .cloned()
+            .collect();
+        let held: Vec<String> = yours
+            .iter()
+            .filter(|s| got(s) != Got::Booked)
+            .cloned()
+            .collect();
+        let until = held
+            .iter()
+            .filter_map(|s| match got(s) {
+                Got::Held(u) => u,
+                Got::Booked => None,
+            })
+            .min();
+        let mut text = String::new();
+        if !booked.is_empty() {
+            text = format!("Booked: {} {} yours", join(&booked), is(&booked));
+        }
+        if !held.is_empty() {
+            if !text.is_empty() {
+                text.push_str("; ");
             }
-            Op::Claim { .. } | Op::Write { .. } | Op::Book { .. } if *rows == Some(0) => {
-                ("Sold out".to_string(), Tone::Bad)
-            }
-            Op::Pay { .. } => ("Payment sent".to_string(), Tone::Neutral),
-            _ => ("Working…".to_string(), Tone::Neutral),
+            let deadline = until
+                .map(|u| format!(" until minute {u}"))
+                .unwrap_or_default();
+            let next = if app.paid {
+                "paid, waiting for the ticket"
+            } else {
+                "pay now"
+            };
+            text.push_str(&format!(
+                "{} {} held for you{deadline}: {next}",
+                join(&held),
+                is(&held)
+            ));
+        }
+        if let Some(Said::Refused(r)) = &app.said {
+            text.push_str(&format!(" (asked again: {})", refusal_words(r)));
+        }
+        let tone = if held.is_empty() {
+            Tone::Good
+        } else {
+            Tone::Neutral
+        };
+        return phone(text, tone, until);
+    }
+    let (text, tone, until) = nothing_yours(&app, &told, clock, &got);
+    let mut text = text;
+    if app.skipped_for_no_seat {
+        text.push_str(": no seat, so no payment");
+    }
+    phone(text, tone, until)
+}
+
+/// The phone of a buyer who has no seat right now.
+fn nothing_yours(
+    app: &App,
+    told: &[String],
+    clock: i64,
+    got: &dyn Fn(&String) -> Got,
+) -> (String, Tone, Option<i64>) {
+    if matches!(app.said, Some(Said::RefundDue)) {
+        return (
+            "Too late for a ticket: your hold had ended, so your money is being refunded"
+                .to_string(),
+            Tone::Bad,
+            None,
+        );
+    }
+    // A hold it still remembers whose deadline has passed, before anything later it did.
+    let expired: Vec<(String, i64)> = app
+        .got
+        .keys()
+        .filter_map(|s| match got(s) {
+            Got::Held(Some(u)) if u < clock => Some((s.clone(), u)),
+            _ => None,
+        })
+        .collect();
+    let last_was_take = matches!(app.said, None | Some(Said::Paid | Said::PaymentDeclined));
+    if let (Some((_, until)), true) = (expired.last(), last_was_take) {
+        let seats: Vec<String> = expired.iter().map(|(s, _)| s.clone()).collect();
+        let paid = if app.paid { ", after you paid" } else { "" };
+        return (
+            format!(
+                "Your hold on {} ran out at minute {until}{paid}",
+                join(&seats)
+            ),
+            Tone::Bad,
+            Some(*until),
+        );
+    }
+    let _ = told;
+    let (text, tone) = match &app.said {
+        None if app.got.is_empty() => ("Choosing a seat".to_string(), Tone::Neutral),
+        None => ("Your seat is gone".to_string(), Tone::Bad),
+        Some(Said::Looked { free, taken }) => match (free.is_empty(), taken.is_empty()) {
+            (false, true) => (
+                format!("{} {} free", join(free), looks(free)),
+                Tone::Neutral,
+            ),
+            (_, false) => (
+                format!("Sold out: {} {} taken", join(taken), is(taken)),
+                Tone::Bad,
+            ),
+            (true, true) => ("Nothing to show".to_string(), Tone::Neutral),
         },
+        Some(Said::Working(seats)) if seats.is_empty() => ("Booking…".to_string(), Tone::Neutral),
+        Some(Said::Working(seats)) => (format!("Booking {}…", join(seats)), Tone::Neutral),
+        Some(Said::Refused(r)) => (capitalised(&refusal_words(r)), Tone::Bad),
+        Some(Said::Paid) => ("Paid, but you hold no seat".to_string(), Tone::Bad),
+        Some(Said::PaymentDeclined) => ("Your payment was declined".to_string(), Tone::Bad),
+        Some(Said::RefundDue) => unreachable!("answered above"),
+        Some(Said::Released) => ("You let the seat go".to_string(), Tone::Neutral),
+        Some(Said::NothingToRelease) => (
+            "Your hold had already ended: nothing to let go".to_string(),
+            Tone::Neutral,
+        ),
     };
-    Phone { text, tone }
+    (text, tone, None)
 }
 
-fn error_text(code: &str) -> String {
-    match code {
-        "40001" => "Someone else got there first (40001): try again".to_string(),
-        "40P01" => "Deadlock (40P01): try again".to_string(),
-        "55P03" => "Seat busy right now (55P03): try again".to_string(),
-        "23505" => "Sold out: the seat already has a ticket (23505)".to_string(),
-        "25P02" => "Something went wrong (25P02)".to_string(),
-        other => format!("Error {other}"),
+/// A refusal as the phone words it, starting in lowercase.
+pub fn refusal_words(r: &Refusal) -> String {
+    match r {
+        Refusal::SoldOut(seats) | Refusal::RemembersTaken(seats) => {
+            format!("sold out: {} {} taken", join(seats), is(seats))
+        }
+        Refusal::Busy(seats, code) => {
+            let code = code
+                .as_ref()
+                .map(|c| format!(" ({c}, lock not available)"))
+                .unwrap_or_default();
+            let those = if seats.len() > 1 {
+                "those seats are"
+            } else {
+                "that seat is"
+            };
+            format!("{those} busy right now{code}: pick again")
+        }
+        Refusal::TicketExists(seats) => format!(
+            "sold out: {} already {} a ticket (23505, duplicate key)",
+            join(seats),
+            if seats.len() > 1 { "have" } else { "has" }
+        ),
+        Refusal::Error(code) => match code.as_str() {
+            "40001" => "someone booked at the same time (40001, serialization failure): try again"
+                .to_string(),
+            "40P01" => "two bookings blocked each other (40P01, deadlock): try again".to_string(),
+            other => format!("something went wrong (error {other}): try again"),
+        },
+        Refusal::HoldGone => "your hold is gone: pick a seat again".to_string(),
     }
 }
 
-fn answer_text(answer: Answer) -> (String, Tone) {
-    match answer {
-        Answer::Held => ("Held for you: pay now".to_string(), Tone::Neutral),
-        Answer::Unavailable => ("Sold out".to_string(), Tone::Bad),
-        Answer::Busy => ("Seat busy right now: try again".to_string(), Tone::Bad),
-        Answer::Expired => ("Your hold expired".to_string(), Tone::Bad),
-        Answer::Issued => ("Ticket issued".to_string(), Tone::Good),
-        Answer::Duplicate => ("Ticket issued (again)".to_string(), Tone::Good),
-        Answer::RefundDue => ("Too late: refund on its way".to_string(), Tone::Bad),
-        Answer::Released => ("Seat released".to_string(), Tone::Neutral),
+fn capitalised(text: &str) -> String {
+    crate::engine::capitalise(text)
+}
+
+fn is(seats: &[String]) -> &'static str {
+    if seats.len() > 1 {
+        "are"
+    } else {
+        "is"
+    }
+}
+
+fn looks(seats: &[String]) -> &'static str {
+    if seats.len() > 1 {
+        "look"
+    } else {
+        "looks"
     }
 }
 

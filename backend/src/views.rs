@@ -1,0 +1,108 @@
+//! `backend views [FILE]`: the model's view of every step, for the browser tests to hold the
+//! page to. For every built-in scenario (or the given schedule file), in the order the page
+//! plays it, one JSON object per line: each buyer's phone (text, tone, the seats it says are
+//! theirs, the deadline it shows), each seat of the map, the verdict panel, the goal and the
+//! reason line at that step, and the link that opens the page there.
+
+use std::path::Path;
+
+use serde_json::{json, Value};
+use shared::link::{self, View};
+use shared::scenarios::{self, BuiltIn};
+use shared::view::{self, MapSeat};
+use shared::Schedule;
+
+/// Every line of the dump: the built-ins, or the one file at `path`.
+pub fn views(path: Option<&Path>) -> Result<Vec<Value>, String> {
+    match path {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| format!("{}: cannot read it: {e}", path.display()))?;
+            let schedule = Schedule::parse_json(&text)
+                .map_err(|e| format!("{}: invalid schedule: {e}", path.display()))?;
+            steps(
+                &path.display().to_string(),
+                None,
+                &view::playable(&schedule),
+            )
+        }
+        None => {
+            let mut out = Vec::new();
+            for b in scenarios::all() {
+                out.extend(steps(b.id, Some(&b), &view::playable(&b.schedule()))?);
+            }
+            Ok(out)
+        }
+    }
+}
+
+/// One line per step (0 to the end) of `schedule`'s order.
+fn steps(id: &str, builtin: Option<&BuiltIn>, schedule: &Schedule) -> Result<Vec<Value>, String> {
+    let outcome = view::run(schedule).map_err(|e| format!("{id}: {e}"))?;
+    let deciding = view::deciding_step(schedule);
+    let n = outcome.entries.len();
+    let mut out = Vec::with_capacity(n + 1);
+    for step in 0..=n {
+        let verdict = view::verdict_at(schedule, step, deciding);
+        let phones: Vec<Value> = view::phones(schedule, &outcome, step)
+            .into_iter()
+            .map(|(name, p)| {
+                json!({
+                    "name": name,
+                    "text": p.text,
+                    "tone": p.tone.name(),
+                    "yours": p.yours,
+                    "until": p.until,
+                })
+            })
+            .collect();
+        let seats: Vec<Value> = view::map_at(schedule, &outcome, step)
+            .iter()
+            .map(seat)
+            .collect();
+        let reason = match step {
+            0 => String::new(),
+            k => outcome.entries[k - 1].trace.reason.clone(),
+        };
+        let link = builtin.map(|b| {
+            let token = link::encode(&View::of(b.chapter, b.id, None, schedule, step));
+            format!("/chapter/{}?s={token}", b.chapter)
+        });
+        out.push(json!({
+            "scenario": id,
+            "chapter": builtin.map(|b| b.chapter),
+            "step": step,
+            "steps": n,
+            "link": link,
+            "phones": phones,
+            "seats": seats,
+            "verdict": {
+                "decided": verdict.decided,
+                "deciding": verdict.deciding,
+                "headline": verdict.headline,
+                "story": verdict.story,
+                "bad": verdict.bad,
+            },
+            "goal": builtin.map(|b| json!({
+                "text": b.goal,
+                "met": view::goal_at(b, schedule, step),
+            })),
+            "reason": reason,
+        }));
+    }
+    Ok(out)
+}
+
+/// A seat of the map, as its fields stand.
+fn seat(s: &MapSeat) -> Value {
+    json!({
+        "id": s.id,
+        "status": s.status.as_sql(),
+        "holder": s.holder,
+        "minutes_left": s.minutes_left,
+        "tickets": s.tickets,
+        "told": s.told,
+        "redis": s.redis.as_ref().map(|(holder, left)| json!({ "holder": holder, "minutes_left": left })),
+        "double": s.double(),
+    })
+}

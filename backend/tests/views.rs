@@ -1,0 +1,67 @@
+//! `backend views`: the model's view of every step, as the browser tests read it.
+
+use std::process::Command;
+
+use serde_json::Value;
+
+fn views(args: &[&str]) -> (bool, Vec<Value>, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_backend"))
+        .arg("views")
+        .args(args)
+        .output()
+        .expect("the backend binary runs");
+    let lines = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("one JSON object per line"))
+        .collect();
+    (
+        out.status.success(),
+        lines,
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn views_prints_every_step_of_every_builtin_with_its_phones_seats_and_verdict() {
+    let (ok, lines, err) = views(&[]);
+    assert!(ok, "{err}");
+    let builtins = shared::scenarios::all();
+    for b in &builtins {
+        let steps: Vec<&Value> = lines.iter().filter(|l| l["scenario"] == b.id).collect();
+        assert!(steps.len() >= 2, "{}: {} steps", b.id, steps.len());
+        assert_eq!(steps[0]["step"], 0);
+        assert_eq!(steps[0]["verdict"]["decided"], false, "{}", b.id);
+        let last = steps.last().unwrap();
+        assert_eq!(last["verdict"]["decided"], true, "{}", b.id);
+        assert!(last["link"].as_str().unwrap().starts_with("/chapter/"));
+        for s in &steps {
+            assert!(!s["phones"].as_array().unwrap().is_empty(), "{}", b.id);
+            assert!(!s["seats"].as_array().unwrap().is_empty(), "{}", b.id);
+        }
+    }
+    let late = lines
+        .iter()
+        .rfind(|l| l["scenario"] == "ch3-now-transaction")
+        .unwrap();
+    assert!(late["verdict"]["headline"]
+        .as_str()
+        .unwrap()
+        .starts_with("Booked too late"));
+    assert_eq!(late["verdict"]["bad"], true);
+    let names: Vec<&str> = late["phones"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["a"], "the admin and the clock get no phone");
+}
+
+#[test]
+fn views_of_a_file_that_is_not_a_schedule_names_it_and_exits_two() {
+    let path = std::env::temp_dir().join(format!("lastseat-views-{}.json", std::process::id()));
+    std::fs::write(&path, "{ \"version\": 1 }").unwrap();
+    let (ok, lines, err) = views(&[path.to_str().unwrap()]);
+    assert!(!ok && lines.is_empty());
+    assert!(err.contains("invalid schedule"), "{err}");
+}

@@ -1,0 +1,71 @@
+//! The verdicts over a whole run, from the seats at the end and each buyer's bookkeeping.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::redis::RedisKeys;
+use super::told::ActorBook;
+use crate::outcome::{SeatOutcome, Tables, Verdict};
+use crate::schedule::{Op, PayOutcome, Schedule, SeatStatus};
+
+pub(super) fn verdict(
+    schedule: &Schedule,
+    books: &[ActorBook],
+    seats: &BTreeMap<String, SeatOutcome>,
+    tables: &Tables,
+    keys: &RedisKeys,
+) -> Verdict {
+    let double_booked = seats
+        .values()
+        .any(|s| s.told.len() >= 2 || s.tickets.len() >= 2);
+    let lost_seat = seats
+        .values()
+        .any(|s| s.status == SeatStatus::Booked && s.told.is_empty())
+        || tables
+            .seats
+            .iter()
+            .any(|r| r.status == SeatStatus::Held && r.until.is_none());
+    let has_seat: BTreeSet<&String> = seats.values().flat_map(|s| s.told.iter()).collect();
+    let refund_due = schedule
+        .actors()
+        .iter()
+        .zip(books)
+        .filter(|(actor, book)| {
+            let pays = actor.program.iter().any(|op| matches!(op, Op::Pay { .. }));
+            let paid = if pays {
+                book.payments.values().any(|o| *o != PayOutcome::Declined)
+            } else {
+                book.confirmed
+            };
+            paid && !has_seat.contains(&actor.name)
+        })
+        .map(|(actor, _)| actor.name.clone())
+        .collect();
+    let mut unpaid_hold: BTreeSet<String> = tables
+        .seats
+        .iter()
+        .filter(|r| r.status == SeatStatus::Held && r.until.is_some_and(|u| u >= tables.clock))
+        .filter_map(|r| r.holder.clone())
+        .collect();
+    // A live Redis hold that nothing in the database stands behind is a hold too.
+    unpaid_hold.extend(
+        keys.iter()
+            .filter(|(seat, (a, _, until))| {
+                *until >= tables.clock && books[*a].redis_only.contains(*seat)
+            })
+            .map(|(_, (a, _, _))| schedule.actors()[*a].name.clone()),
+    );
+    let booked_late = schedule
+        .actors()
+        .iter()
+        .zip(books)
+        .filter(|(_, book)| book.booked_late)
+        .map(|(actor, _)| actor.name.clone())
+        .collect();
+    Verdict {
+        double_booked,
+        lost_seat,
+        refund_due,
+        unpaid_hold: unpaid_hold.into_iter().collect(),
+        booked_late,
+    }
+}

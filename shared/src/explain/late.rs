@@ -1,0 +1,92 @@
+//! A booking decided after its hold's deadline: the confirm checked the deadline against a
+//! clock reading taken before it waited (the transaction's or the statement's start), so a
+//! hold that had run out became a ticket. The verdict names it (`Verdict::booked_late`); this
+//! says when, and why, in words.
+
+use super::{join, title};
+use crate::outcome::{Answer, Outcome, StepResult};
+use crate::schedule::{Now, Op, SeatStatus};
+
+/// One late booking: who, which seats, when it was decided and when the hold had run out.
+pub(super) struct Late {
+    actor: String,
+    seats: Vec<String>,
+    decided: i64,
+    deadline: i64,
+    now: Now,
+}
+
+impl Late {
+    fn why(&self) -> &'static str {
+        match self.now {
+            Now::Statement => "the check used the time its statement began",
+            _ => "the check used the time the transaction began",
+        }
+    }
+
+    pub(super) fn headline(&self) -> String {
+        format!(
+            "Booked too late: {} sold to {} at minute {}, after the hold ran out at minute {} \
+             ({})",
+            join(&self.seats),
+            title(&self.actor),
+            self.decided,
+            self.deadline,
+            self.why()
+        )
+    }
+
+    pub(super) fn consequence(&self) -> String {
+        format!(
+            "⇒ {}'s payment was accepted at minute {} for a hold that ran out at minute {}",
+            title(&self.actor),
+            self.decided,
+            self.deadline,
+        )
+    }
+}
+
+/// The late bookings the verdict names, with their minutes.
+pub(super) fn late_bookings(outcome: &Outcome) -> Vec<Late> {
+    let late = &outcome.verdict.booked_late;
+    let entries = &outcome.entries;
+    let mut out = Vec::new();
+    for e in entries {
+        let (
+            Op::Confirm { .. },
+            Some(StepResult::Answer {
+                answer: Answer::Issued,
+            }),
+            Some(at),
+        ) = (&e.op, &e.trace.result, e.trace.completed_after)
+        else {
+            continue;
+        };
+        let actor = &e.trace.actor;
+        if !late.contains(actor) || at >= entries.len() {
+            continue;
+        }
+        let before = match at.checked_sub(1) {
+            Some(p) => &entries[p].trace.tables,
+            None => &outcome.initial,
+        };
+        let decided = entries[at].trace.tables.clock;
+        let dead: Vec<(String, i64)> = before
+            .seats
+            .iter()
+            .filter(|r| r.status == SeatStatus::Held && r.holder.as_ref() == Some(actor))
+            .filter_map(|r| r.until.filter(|&u| u < decided).map(|u| (r.id.clone(), u)))
+            .collect();
+        let Some(deadline) = dead.iter().map(|(_, u)| *u).max() else {
+            continue;
+        };
+        out.push(Late {
+            actor: actor.clone(),
+            seats: dead.into_iter().map(|(s, _)| s).collect(),
+            decided,
+            deadline,
+            now: e.op.now(),
+        });
+    }
+    out
+}
