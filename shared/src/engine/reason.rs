@@ -125,10 +125,10 @@ fn unmet(e: &Cx<'_>, op: &Op, d: &Done) -> String {
     match (attempt, in_skipped_tx) {
         (true, true) => format!("{what}: the retry it belongs to is not needed"),
         (true, false) => format!(
-            "{what}: its last attempt did not fail with 40001, 40P01 or 55P03, so there is nothing to retry"
+            "{what}: the last attempt did not fail with a serialization failure (40001), a deadlock (40P01) or a busy row (55P03), so there is nothing to retry"
         ),
         (false, true) => format!("{what}: the transaction it belongs to did not start"),
-        (false, false) => format!("{what}: it was not told it has its seats"),
+        (false, false) => format!("{what}: the application was never told the seats are held"),
     }
 }
 
@@ -160,7 +160,7 @@ fn phrase(e: &Cx<'_>, op: &Op, d: &Done) -> String {
             if e.schedule.actors()[d.actor].condition(d.op_index) == Condition::Failed =>
         {
             format!(
-                "tries again: its last attempt failed, so it begins a new {} transaction",
+                "tries again: the last attempt failed, so a new {} transaction begins",
                 isolation.as_sql().to_uppercase()
             )
         }
