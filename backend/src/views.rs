@@ -95,14 +95,22 @@ fn steps(id: &str, builtin: Option<&BuiltIn>, schedule: &Schedule) -> Result<Vec
 
 /// A seat of the map, as its fields stand.
 fn seat(s: &MapSeat) -> Value {
+    // Keyed as the page's data attributes are (`data-pending-status` is `pendingStatus` in the
+    // DOM's dataset), so the browser test compares every attribute the page draws.
     json!({
         "id": s.id,
         "status": s.status.as_sql(),
+        "stored": s.stored.as_sql(),
         "holder": s.holder,
         "minutes_left": s.minutes_left,
         "tickets": s.tickets,
         "told": s.told,
         "redis": s.redis.as_ref().map(|(holder, left)| json!({ "holder": holder, "minutes_left": left })),
+        "lock": s.lock,
+        "queue": s.queue,
+        "pending": s.pending.as_ref().map(|w| &w.by),
+        "pendingStatus": s.pending.as_ref().map(|w| w.status.as_sql()),
+        "pendingTicket": s.pending_ticket,
         "double": s.double(),
     })
 }

@@ -292,6 +292,11 @@ pub const CHAPTERS: &[Chapter] = &[
                         scenario: "ch4-serializable",
                         defence: None,
                     },
+                    Variant {
+                        label: "Serializable, and try again",
+                        scenario: "ch4-serializable-retry",
+                        defence: None,
+                    },
                 ],
             },
             one!("The hold and the late payment", "ch4-late-payment"),

@@ -80,6 +80,7 @@ pub fn story_events(schedule: &Schedule, outcome: &Outcome) -> Vec<String> {
         order.sort_by_key(|&j| (!is_error(&entries[j], "40P01"), j != k, j));
         for j in order {
             let event = Event {
+                schedule,
                 outcome,
                 k,
                 j,

@@ -285,6 +285,7 @@ fn load(lab: Lab, cell: &MatrixCell) {
         Some(w) => w.words.clone(),
         None => "nobody missed out".to_string(),
     };
+    super::lab::show_stage();
     lab.notice.set(Some(format!(
         "Loaded from the matrix: {}, {}. In this order, {way}. Press play or step through it.",
         title_of_defence(&cell.defence),

@@ -5,10 +5,11 @@ use std::collections::BTreeMap;
 
 use super::{join, title};
 use crate::outcome::{Answer, Entry, Outcome, SeenRow, StepResult, Tables};
-use crate::schedule::{Op, PayOutcome, SeatStatus};
+use crate::schedule::{Op, PayOutcome, Schedule, SeatStatus};
 
 /// What one completion means, in a line (`None` when it is not worth one).
 pub(super) struct Event<'a> {
+    pub(super) schedule: &'a Schedule,
     pub(super) outcome: &'a Outcome,
     /// The entry during which it completed.
     pub(super) k: usize,
@@ -86,10 +87,28 @@ impl Event<'_> {
         }
     }
 
+    /// A step its own condition skipped (a payment with no seat, a retry not needed): the
+    /// buyer's application never sent it, so it is no part of the story.
+    fn skipped_by_condition(&self) -> bool {
+        let e = self.entry();
+        e.trace.result == Some(StepResult::Skipped)
+            && self
+                .schedule
+                .actor_index(&e.trace.actor)
+                .is_some_and(|actor| {
+                    crate::export::clients_at(self.schedule, self.outcome, self.j)
+                        .unmet(self.schedule, actor, e.trace.op_index)
+                        .is_some()
+                })
+    }
+
     pub(super) fn line(&self) -> Option<String> {
         let e = self.entry();
         let result = e.trace.result.as_ref()?;
         let who = self.who();
+        if self.skipped_by_condition() {
+            return None;
+        }
         if let StepResult::Error { code, message } = result {
             return Some(format!(
                 "{who}'s {} failed: {} ({code})",

@@ -171,7 +171,7 @@ pub fn phone(schedule: &Schedule, outcome: &Outcome, actor: &str, step: usize) -
     let (text, tone, until) = nothing_yours(&app, &told, clock, &got);
     let mut text = text;
     if app.skipped_for_no_seat {
-        text.push_str(": no seat, so no payment");
+        text.push_str(", so no payment");
     }
     phone(text, tone, until)
 }
