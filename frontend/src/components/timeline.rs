@@ -43,10 +43,7 @@ fn cells(lab: &crate::state::Lab) -> Vec<Cell> {
                 let entry = outcome.as_ref().ok().and_then(|o| o.entries.get(index));
                 let result = entry
                     .and_then(|e| e.trace.result.as_ref())
-                    .map(|r| match r {
-                        StepResult::Error { code, .. } => code.clone(),
-                        other => other.short(),
-                    })
+                    .map(result_words)
                     .unwrap_or_else(|| "waits".to_string());
                 Cell {
                     index,
@@ -287,4 +284,25 @@ pub fn focus_event(index: Option<usize>) {
             }
         }
     });
+}
+
+/// A step's result in the few words its cell has room for: a code always with its gist.
+fn result_words(result: &StepResult) -> String {
+    match result {
+        StepResult::Ok { rows: Some(1) } => "1 row".to_string(),
+        StepResult::Ok { rows: Some(n) } => format!("{n} rows"),
+        StepResult::Ok { rows: None } => "ok".to_string(),
+        StepResult::Error { code, .. } => {
+            let gist = match code.as_str() {
+                "40001" => "conflict",
+                "40P01" => "deadlock",
+                "55P03" => "busy",
+                "23505" => "duplicate",
+                "25P02" => "aborted",
+                _ => "error",
+            };
+            format!("{code} {gist}")
+        }
+        other => other.short().replace('_', " "),
+    }
 }

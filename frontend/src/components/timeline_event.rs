@@ -32,17 +32,27 @@ pub fn Event(cell: Cell, drag: RwSignal<Option<Drag>>) -> impl IntoView {
         if cell.error { " tl-error" } else { "" }
     );
     let who = model::display_name(&cell.actor);
-    let aria = format!(
-        "Step {}: {who}, {}{}, result {}. Select it to move it earlier or later.",
-        index + 1,
-        cell.label,
-        cell.mark
-            .as_ref()
-            .map(|m| format!(" ({m})"))
-            .unwrap_or_default(),
-        cell.result
-    );
     let result = cell.result.clone();
+    let shown = move || match state() {
+        EntryState::Future => String::new(),
+        EntryState::Waiting(_) => "waits".to_string(),
+        EntryState::Done => result.clone(),
+    };
+    // The name a screen reader says holds the visible words in the order they are drawn (the
+    // mark, the label, the result so far), so speech input can use what it sees.
+    let (mark, label) = (cell.mark.clone().unwrap_or_default(), cell.label.clone());
+    let spoken = shown.clone();
+    let aria = move || {
+        let parts: Vec<String> = [mark.clone(), label.clone(), spoken()]
+            .into_iter()
+            .filter(|p| !p.is_empty())
+            .collect();
+        format!(
+            "Step {}, {who}: {}. Select it to move it earlier or later.",
+            index + 1,
+            parts.join(" ")
+        )
+    };
     let mine = move || drag.get().filter(|d| d.from == index && d.moved);
     // A press that became a drag ends in a click too: that click must not toggle the selection.
     let dragged = StoredValue::new(false);
@@ -122,11 +132,7 @@ pub fn Event(cell: Cell, drag: RwSignal<Option<Drag>>) -> impl IntoView {
             {cell.mark.clone().map(|m| view! { <span class="tl-mark" data-testid=format!("mark-{index}")>{m}</span> })}
             <span class="tl-glyph" aria-hidden="true"></span>
             <span class="tl-label">{cell.label.clone()}</span>
-            <span class="tl-result">{move || match state() {
-                EntryState::Future => String::new(),
-                EntryState::Waiting(_) => "waits".to_string(),
-                EntryState::Done => result.clone(),
-            }}</span>
+            <span class="tl-result">{shown}</span>
         </button>
     }
 }
