@@ -129,7 +129,7 @@ pub fn Event(cell: Cell, drag: RwSignal<Option<Drag>>) -> impl IntoView {
             }
             on:pointercancel=move |_| drag.set(None)
         >
-            {cell.mark.clone().map(|m| view! { <span class="tl-mark" data-testid=format!("mark-{index}")>{m}</span> })}
+            {cell.mark.clone().map(|m| view! { <span class="tl-mark" data-testid=format!("mark-{index}")>{m}</span> " " })}
             <span class="tl-glyph" aria-hidden="true"></span>
             <span class="tl-label">{cell.label.clone()}</span>
             <span class="tl-result">{shown}</span>
