@@ -5,6 +5,7 @@ const page = await browser.newPage({ viewport: { width: +w, height: +h } });
 await page.goto(url);
 await page.locator('[data-testid="timeline"]').waitFor({ timeout: 20000 }).catch(() => {});
 for (const c of clicks) { await page.locator(c).first().click(); await page.waitForTimeout(200); }
+if (process.env.SCROLL) await page.locator(process.env.SCROLL).first().evaluate(e => e.scrollIntoView({block: 'start'})); await page.waitForTimeout(300);
 await page.screenshot({ path: out, fullPage: process.env.FULL === '1' });
 const sw = await page.evaluate(() => [document.documentElement.scrollWidth, innerWidth]);
 console.log(out, 'scrollWidth', sw);

@@ -3,7 +3,7 @@
 //! no rows"). Written from what the entry's trace node recorded, so it can be rendered late.
 
 use crate::outcome::{Answer, SeenRow, StepResult};
-use crate::schedule::{Condition, Op, PayOutcome, Schedule, SeatStatus};
+use crate::schedule::{Condition, Now, Op, PayOutcome, Schedule, SeatStatus};
 
 use super::locks::WaitOn;
 use super::names::{title, Names};
@@ -205,10 +205,20 @@ fn phrase(e: &Cx<'_>, op: &Op, d: &Done) -> String {
             _ => "retries the hold and finds it gone: it was replaced or ran out".to_string(),
         },
         (StepResult::Answer { answer }, Op::Confirm { .. }) => match answer {
-            Answer::Issued => {
-                "confirms the payment: the hold was intact and in time, the tickets are issued"
-                    .to_string()
-            }
+            Answer::Issued => match op.now() {
+                Now::Evaluation => {
+                    "confirms the payment: the hold was intact and in time, the tickets are issued"
+                        .to_string()
+                }
+                // The deadline test read an earlier clock: say which, since the hold may have
+                // run out by now (the verdict says so when it has).
+                Now::Transaction => "confirms the payment: judged by the time the transaction \
+                     began, the hold looks intact and in time, so the tickets are issued"
+                    .to_string(),
+                Now::Statement => "confirms the payment: judged by the time the statement \
+                     began, the hold looks intact and in time, so the tickets are issued"
+                    .to_string(),
+            },
             Answer::Duplicate => {
                 "confirms again: the decision was already issued, same ticket".to_string()
             }
