@@ -463,7 +463,7 @@ test('a chapter works at 375 px wide: no sideways scrolling of the page, play an
     // The last step's SQL, the stored rows and the Redis keys all fit too.
     const wider = () => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     assert.ok((await wider()) <= 0, `at the end the page is ${await wider()} px wider than the phone`);
-    if (process.env.EXPECT_POSTGRES) {
+    if (EXPECT_POSTGRES) {
       // The real run's table beside the model's scrolls inside its own box.
       await page.locator('[data-testid="run-postgres"]').click();
       await page.locator('.comparison').waitFor({ timeout: 30_000 });
