@@ -210,6 +210,16 @@ pub fn verdict_words(v: &shared::outcome::Verdict) -> String {
                 .join(", ")
         ));
     }
+    if !v.booked_late.is_empty() {
+        parts.push(format!(
+            "booked after the hold ran out by {}",
+            v.booked_late
+                .iter()
+                .map(|a| model::display_name(a))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
     if parts.is_empty() {
         "sold at most once".to_string()
     } else {
