@@ -6,18 +6,12 @@
 //
 // The figures are printed as `figure: …` lines (and as test diagnostics) for the report.
 
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { join } from 'node:path';
+import { BASE_URL, SCREENSHOTS, useBrowser } from './browser.mjs';
 
-const BASE_URL = process.env.BASE_URL;
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-const here = dirname(fileURLToPath(import.meta.url));
-const SCREENSHOTS = process.env.SCREENSHOT_DIR || resolve(here, '..', 'target', 'screenshots');
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 const CHAPTERS = [1, 2, 3, 4, 5];
 /** The goal for a first visit to a chapter, over the wire. */
@@ -27,23 +21,8 @@ const CHAPTERS = [1, 2, 3, 4, 5];
 const FIRST_VISIT_GOAL = 350 * 1024;
 const FIRST_VISIT_BUDGET = 360 * 1024;
 
-// This machine has no way out but package registries: keep Chromium from trying.
-const CHROMIUM_FLAGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
-];
 
-let browser;
-
-before(async () => {
-  assert.ok(BASE_URL, 'set BASE_URL to the address of a running Last Seat server');
-  mkdirSync(SCREENSHOTS, { recursive: true });
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_FLAGS });
-});
-
-after(async () => {
-  await browser?.close();
-});
+const browser = useBrowser();
 
 function figure(t, text) {
   console.log(`figure: ${text}`);

@@ -3,37 +3,16 @@
 // on a free port, serving the freshly built dist/). With EXPECT_POSTGRES=1 the health line must
 // say that the real database is connected.
 
-import { test, before, after } from 'node:test';
+import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { BASE_URL, SCREENSHOTS, useBrowser } from './browser.mjs';
 
-const BASE_URL = process.env.BASE_URL;
 const EXPECT_POSTGRES = process.env.EXPECT_POSTGRES === '1';
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-const here = dirname(fileURLToPath(import.meta.url));
-const SCREENSHOTS = process.env.SCREENSHOT_DIR || resolve(here, '..', 'target', 'screenshots');
 
-// This machine has no way out but package registries: keep Chromium from trying.
-const CHROMIUM_FLAGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
-];
 
-let browser;
-
-before(async () => {
-  assert.ok(BASE_URL, 'set BASE_URL to the address of a running Last Seat server');
-  mkdirSync(SCREENSHOTS, { recursive: true });
-  // launch() gives every run a fresh, empty profile directory of its own.
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_FLAGS });
-});
-
-after(async () => {
-  await browser?.close();
-});
+const browser = useBrowser();
 
 /** Opens the page at `viewport`, recording every console error and uncaught exception. */
 async function open(viewport, { setup, path = '/', ready = '[data-testid="defences"] li' } = {}) {

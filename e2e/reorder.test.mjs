@@ -4,34 +4,14 @@
 // the previous order, undoing a defence switch, the document titles, the layout that keeps the
 // seat map and the timeline on one screen, and presenter mode. BASE_URL names a running server.
 
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { join } from 'node:path';
+import { BASE_URL, SCREENSHOTS, useBrowser } from './browser.mjs';
 
-const BASE_URL = process.env.BASE_URL;
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-const here = dirname(fileURLToPath(import.meta.url));
-const SCREENSHOTS = process.env.SCREENSHOT_DIR || resolve(here, '..', 'target', 'screenshots');
-const CHROMIUM_FLAGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
-];
 const PHONE = { viewport: { width: 375, height: 812 }, hasTouch: true, isMobile: true, deviceScaleFactor: 2 };
 
-let browser;
-
-before(async () => {
-  assert.ok(BASE_URL, 'set BASE_URL to the address of a running Last Seat server');
-  mkdirSync(SCREENSHOTS, { recursive: true });
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_FLAGS });
-});
-
-after(async () => {
-  await browser?.close();
-});
+const browser = useBrowser();
 
 /** Opens a chapter with the given context options; records page errors. */
 async function openChapter(n, options = { viewport: { width: 1280, height: 900 } }, query = '') {

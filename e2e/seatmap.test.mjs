@@ -7,34 +7,14 @@
 // that the legend's colours are the ones drawn and that text and edges meet WCAG AA contrast.
 // Screenshots go to target/screenshots/seatmap-*.png.
 
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { join } from 'node:path';
+import { BASE_URL, SCREENSHOTS, useBrowser } from './browser.mjs';
 
-const BASE_URL = process.env.BASE_URL;
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-const here = dirname(fileURLToPath(import.meta.url));
-const SCREENSHOTS = process.env.SCREENSHOT_DIR || resolve(here, '..', 'target', 'screenshots');
-const CHROMIUM_FLAGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
-];
 const VIEWPORTS = { desktop: { width: 1280, height: 900 }, phone: { width: 375, height: 812 } };
 
-let browser;
-
-before(async () => {
-  assert.ok(BASE_URL, 'set BASE_URL to the address of a running Last Seat server');
-  mkdirSync(SCREENSHOTS, { recursive: true });
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_FLAGS });
-});
-
-after(async () => {
-  await browser?.close();
-});
+const browser = useBrowser();
 
 async function openPath(viewport, path) {
   // Reduced motion: the seats' colours are read at once, not halfway through a transition.

@@ -10,20 +10,10 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { resolve } from 'node:path';
+import { BASE_URL, SCREENSHOTS, TARGET, launch } from './browser.mjs';
 
-const BASE_URL = process.env.BASE_URL;
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-const here = dirname(fileURLToPath(import.meta.url));
-const TARGET = process.env.CARGO_TARGET_DIR || resolve(here, '..', 'target');
 const BACKEND = process.env.BACKEND_BIN || resolve(TARGET, 'debug', 'backend');
-const SCREENSHOTS = process.env.SCREENSHOT_DIR || resolve(TARGET, 'screenshots');
-const CHROMIUM_FLAGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
-];
 
 let browser;
 let views;
@@ -34,7 +24,7 @@ before(async () => {
   mkdirSync(SCREENSHOTS, { recursive: true });
   const dump = execFileSync(BACKEND, ['views'], { encoding: 'utf8', maxBuffer: 64 << 20 });
   views = dump.trim().split('\n').map((line) => JSON.parse(line));
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_FLAGS });
+  browser = await launch();
 });
 
 after(async () => {
