@@ -125,6 +125,13 @@ impl Cluster {
         self.stopped.lock().unwrap().retain(|&p| p != pid);
     }
 
+    /// Kills backend `pid` (`SIGKILL`, stopped or not): the postmaster then ends every other
+    /// session (57P02) and recovers, as after a crash.
+    pub fn kill_backend(&self, pid: i32) {
+        signal("-KILL", pid);
+        self.stopped.lock().unwrap().retain(|&p| p != pid);
+    }
+
     fn continue_all(&self) {
         let stopped = std::mem::take(&mut *self.stopped.lock().unwrap());
         for pid in stopped {
