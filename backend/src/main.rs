@@ -167,7 +167,16 @@ async fn serve(addr: SocketAddr, dist: PathBuf) -> ExitCode {
             db::redact(&url)
         );
     }
-    tokio::spawn(backend::executor::sweep_every(pool.clone(), SWEEP_EVERY));
+    // Run schemas left from before (a crash, a restart mid-run) go as soon as the database
+    // answers, and then every few minutes whatever happens.
+    tokio::spawn({
+        let (pool, readiness) = (pool.clone(), readiness.clone());
+        async move {
+            readiness.until_ready().await;
+            backend::executor::request_sweep(&pool);
+            backend::executor::sweep_every(pool, SWEEP_EVERY).await;
+        }
+    });
     println!(
         "Last Seat is at http://{}",
         listener.local_addr().unwrap_or(addr)

@@ -54,11 +54,13 @@ impl Readiness {
         self.check()
     }
 
-    /// Waits (at most `limit`) until the database is ready; then as `check`.
-    pub async fn wait_ready(&self, limit: Duration) -> Result<(), String> {
+    /// Waits until the database is ready (for ever, if it never is).
+    pub async fn until_ready(&self) {
         let mut rx = self.0.clone();
-        let _ = tokio::time::timeout(limit, rx.wait_for(|s| *s == State::Ready)).await;
-        self.check()
+        if rx.wait_for(|s| *s == State::Ready).await.is_err() {
+            // The bring-up gave up: it never does, but a future that ends would be a lie.
+            std::future::pending::<()>().await;
+        }
     }
 }
 
