@@ -175,23 +175,41 @@ fn check(out: &Output, what: &str) {
     );
 }
 
-/// The newest PostgreSQL's binaries.
+/// The newest PostgreSQL's server binaries: under /usr/lib/postgresql (Debian's layout), else
+/// where `pg_config` says, else on the PATH.
 fn bin() -> &'static Path {
     static BIN: OnceLock<PathBuf> = OnceLock::new();
     BIN.get_or_init(|| {
-        let mut dirs: Vec<(u32, PathBuf)> = std::fs::read_dir("/usr/lib/postgresql")
-            .expect("PostgreSQL is installed under /usr/lib/postgresql")
+        let mut debian: Vec<(u32, PathBuf)> = std::fs::read_dir("/usr/lib/postgresql")
+            .into_iter()
+            .flatten()
             .filter_map(|e| {
                 let e = e.ok()?;
                 let version = e.file_name().to_str()?.parse().ok()?;
                 Some((version, e.path().join("bin")))
             })
-            .filter(|(_, bin)| bin.join("initdb").exists())
             .collect();
-        dirs.sort();
-        dirs.pop()
-            .expect("an initdb under /usr/lib/postgresql/*/bin")
-            .1
+        debian.sort();
+        let pg_config = Command::new("pg_config")
+            .arg("--bindir")
+            .output()
+            .ok()
+            .filter(|out| out.status.success())
+            .map(|out| PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()));
+        let path = std::env::var_os("PATH")
+            .map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
+            .unwrap_or_default();
+        debian
+            .into_iter()
+            .rev()
+            .map(|(_, bin)| bin)
+            .chain(pg_config)
+            .chain(path)
+            .find(|dir| dir.join("initdb").exists() && dir.join("pg_ctl").exists())
+            .expect(
+                "the fault tests start a PostgreSQL cluster of their own: install PostgreSQL's \
+                 server binaries (initdb, pg_ctl; Debian: apt-get install postgresql)",
+            )
     })
 }
 
@@ -221,12 +239,11 @@ fn as_owner(program: &Path, args: &[&str]) -> Output {
 fn template() -> &'static Path {
     static TEMPLATE: OnceLock<PathBuf> = OnceLock::new();
     TEMPLATE.get_or_init(|| {
+        // One template per installation: the binaries' directory, as a number.
         let version = bin()
-            .parent()
-            .and_then(|p| p.file_name())
-            .and_then(|v| v.to_str())
-            .unwrap_or("pg")
-            .to_string();
+            .to_string_lossy()
+            .bytes()
+            .fold(0u32, |h, b| h.wrapping_mul(31).wrapping_add(b.into()));
         let dir = std::env::temp_dir().join(format!("lastseat-pg-template-{version}-1"));
         if dir.join("PG_VERSION").exists() {
             return dir;
