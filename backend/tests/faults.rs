@@ -8,6 +8,8 @@
 
 #[path = "common/cluster.rs"]
 mod cluster;
+#[path = "common/observe.rs"]
+mod observe;
 
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
@@ -17,9 +19,9 @@ use std::time::{Duration, Instant};
 
 use backend::{db, AppState};
 use cluster::Cluster;
+use observe::{connections, observer, schemas, settled, terminate, waiting_on_a_lock, PATIENCE};
 use reqwest::StatusCode;
 use serde_json::Value;
-use sqlx::postgres::PgPoolOptions;
 use sqlx::PgPool;
 
 /// Two buyers who lock two seats in opposite orders: PostgreSQL breaks the deadlock after its
@@ -39,9 +41,6 @@ const DEADLOCK_AND_IDLE: &str = r#"{ "version": 1,
     "ana": [ { "op": "begin" }, { "op": "lock", "seats": ["A1"] }, { "op": "lock", "seats": ["A2"] }, { "op": "commit" } ],
     "ben": [ { "op": "begin" }, { "op": "lock", "seats": ["A2"] }, { "op": "lock", "seats": ["A1"] }, { "op": "commit" } ] },
   "order": ["cid", "cid", "ana", "ben", "ana", "ben", "ana", "ben", "ana", "ben"] }"#;
-
-/// How long a test waits for what must happen (generous: the machine may be loaded).
-const PATIENCE: Duration = Duration::from_secs(40);
 
 /// A built page with an index.html, in a directory of its own.
 fn dist(name: &str) -> PathBuf {
@@ -76,15 +75,6 @@ async fn server_pool(cluster: &Cluster, app: &str, max: u32) -> PgPool {
         .unwrap_or_else(|e| panic!("the private cluster: {e}\n{}", cluster.log()))
 }
 
-/// A pool for the test's own questions, which reconnects after a restart.
-fn observer(cluster: &Cluster) -> PgPool {
-    PgPoolOptions::new()
-        .max_connections(2)
-        .acquire_timeout(Duration::from_secs(10))
-        .connect_lazy(&cluster.url("lastseat_faults_observer"))
-        .expect("a lazy pool")
-}
-
 async fn post_run(base: &str, body: &str) -> (StatusCode, Value) {
     let response = reqwest::Client::new()
         .post(format!("{base}/api/runs"))
@@ -102,80 +92,6 @@ async fn post_run(base: &str, body: &str) -> (StatusCode, Value) {
 
 fn message(body: &Value) -> &str {
     body["error"]["message"].as_str().unwrap_or("")
-}
-
-/// Every run schema in the cluster's database.
-async fn schemas(observer: &PgPool) -> Result<Vec<String>, sqlx::Error> {
-    sqlx::query_scalar("select nspname::text from pg_namespace where nspname like 'run\\_%'")
-        .fetch_all(observer)
-        .await
-}
-
-/// The connections named `app`: all of them, and those inside a transaction or running.
-async fn connections(observer: &PgPool, app: &str) -> Result<(i64, Vec<String>), sqlx::Error> {
-    let rows: Vec<(String, String)> = sqlx::query_as(
-        "select coalesce(state, ''), query from pg_stat_activity where application_name = $1",
-    )
-    .bind(app)
-    .fetch_all(observer)
-    .await?;
-    let busy = rows
-        .iter()
-        .filter(|(state, _)| state != "idle")
-        .map(|(state, query)| format!("{state}: {query}"))
-        .collect();
-    Ok((rows.len() as i64, busy))
-}
-
-/// Waits (up to `PATIENCE`) until no run schema is left and no connection of `app` is busy;
-/// how long that took, or what is left.
-async fn settled(observer: &PgPool, app: &str) -> Result<Duration, String> {
-    let start = Instant::now();
-    let mut last;
-    loop {
-        match (schemas(observer).await, connections(observer, app).await) {
-            (Ok(s), Ok((_, busy))) if s.is_empty() && busy.is_empty() => return Ok(start.elapsed()),
-            (Ok(s), Ok((_, busy))) => {
-                last = format!("schemas left: {s:?}; busy connections: {busy:?}")
-            }
-            (Err(e), _) | (_, Err(e)) => last = format!("cannot ask: {e}"),
-        }
-        if start.elapsed() > PATIENCE {
-            return Err(last);
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-}
-
-/// The backends of `app` waiting for a lock, once there are at least `n` (up to `PATIENCE`).
-async fn waiting_on_a_lock(observer: &PgPool, app: &str, n: usize) -> Vec<i32> {
-    let start = Instant::now();
-    loop {
-        let pids: Vec<i32> = sqlx::query_scalar(
-            "select pid from pg_stat_activity where application_name = $1 and wait_event_type = 'Lock'",
-        )
-        .bind(app)
-        .fetch_all(observer)
-        .await
-        .unwrap_or_default();
-        if pids.len() >= n {
-            return pids;
-        }
-        assert!(
-            start.elapsed() < PATIENCE,
-            "no run of {app} waits on a lock"
-        );
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
-}
-
-async fn terminate(observer: &PgPool, pid: i32) {
-    let ended: bool = sqlx::query_scalar("select pg_terminate_backend($1)")
-        .bind(pid)
-        .fetch_one(observer)
-        .await
-        .expect("pg_terminate_backend");
-    assert!(ended, "backend {pid} was there to end");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
