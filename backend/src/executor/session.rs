@@ -258,7 +258,8 @@ impl Session {
 
     /// Cancels whatever still waits, ends every actor's transaction, resets and returns the
     /// connections, then drops the schema. Never fails: what cannot be cleaned is closed.
-    /// Takes at most `CLOSE_LIMIT`. The clean-up is a task of its own, so that it completes
+    /// Takes at most `CLEANUP_LIMIT + DROP_LIMIT`; what it could not drop by then is left to
+    /// the sweep (`sweep::owe`). The clean-up is a task of its own, so that it completes
     /// even if this future is dropped half-way.
     pub async fn close(mut self) {
         let cleanup = tokio::spawn(self.take().run());
