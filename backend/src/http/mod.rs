@@ -9,6 +9,7 @@ mod routes;
 
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::extract::{DefaultBodyLimit, Request, State};
 use axum::http::header::CONTENT_TYPE;
@@ -26,6 +27,8 @@ use tower_http::trace::TraceLayer;
 
 pub use error::ApiError;
 
+use crate::db;
+
 /// The largest schedule file `POST /api/runs` takes.
 pub const RUN_BODY_LIMIT: usize = 64 * 1024;
 
@@ -37,6 +40,10 @@ pub struct AppState {
     /// One permit per run that the pool can serve at once, so that concurrent runs never each
     /// hold half the connections they need.
     runs: Arc<Semaphore>,
+    /// Whether the database is connected and migrated (`serve` starts before it is).
+    readiness: db::Readiness,
+    /// The bound on one run (`executor::RUN_TIMEOUT`; tests shorten it).
+    run_limit: Duration,
 }
 
 impl AppState {
@@ -48,7 +55,22 @@ impl AppState {
             pool,
             dist,
             runs: Arc::new(Semaphore::new(permits)),
+            readiness: db::Readiness::ready(),
+            run_limit: crate::executor::RUN_TIMEOUT,
         }
+    }
+
+    /// The same, on a database that `readiness` says may not be up yet: until it is, health
+    /// and runs answer 503 with the reason.
+    pub fn with_readiness(mut self, readiness: db::Readiness) -> AppState {
+        self.readiness = readiness;
+        self
+    }
+
+    /// The same, with another bound on each run.
+    pub fn with_run_limit(mut self, limit: Duration) -> AppState {
+        self.run_limit = limit;
+        self
     }
 }
 

@@ -11,6 +11,7 @@ use shared::scenarios::{self, BuiltIn};
 use shared::{Schedule, ScheduleError};
 
 use super::{ApiError, AppState};
+use crate::db::{self, Fault};
 use crate::replay::{self, Report};
 
 /// How long a health check waits for the database.
@@ -18,9 +19,19 @@ const HEALTH_LIMIT: Duration = Duration::from_secs(2);
 /// How long a run waits for its turn when the server is running as many as it can.
 const QUEUE_LIMIT: Duration = Duration::from_secs(10);
 
-/// `GET /api/health`: the server is up, and so is the database.
+/// `GET /api/health`: the server is up, and so is the database. Until the server has connected
+/// (and migrated), a 503 that says why not; after a restart, the connections the pool kept
+/// from before are closed and the question asked once more, so that a database that is back
+/// is reported up.
 pub async fn health(State(state): State<AppState>) -> Result<Json<Value>, ApiError> {
-    match tokio::time::timeout(HEALTH_LIMIT, sqlx::query("select 1").execute(&state.pool)).await {
+    state.readiness.check().map_err(ApiError::NotReady)?;
+    let ask = || tokio::time::timeout(HEALTH_LIMIT, sqlx::query("select 1").execute(&state.pool));
+    let mut answer = ask().await;
+    if matches!(&answer, Ok(Err(e)) if Fault::is_lost(e)) {
+        db::discard_dead(&state.pool).await;
+        answer = ask().await;
+    }
+    match answer {
         Ok(Ok(_)) => Ok(Json(json!({ "status": "ok", "database": "up" }))),
         Ok(Err(e)) => Err(ApiError::DatabaseDown(e)),
         Err(_) => Err(ApiError::DatabaseDown(sqlx::Error::PoolTimedOut)),
@@ -48,9 +59,12 @@ pub async fn create_run(
         ))
     })?;
     let schedule = Schedule::parse_json(text).map_err(ApiError::BadSchedule)?;
+    state.readiness.check().map_err(ApiError::NotReady)?;
     let _turn = tokio::time::timeout(QUEUE_LIMIT, state.runs.acquire())
         .await
         .map_err(|_| ApiError::Busy)?
         .map_err(|_| ApiError::Busy)?;
-    Ok(Json(replay::replay(&state.pool, &schedule).await?))
+    Ok(Json(
+        replay::replay_within(&state.pool, &schedule, state.run_limit).await?,
+    ))
 }
