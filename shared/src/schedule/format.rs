@@ -57,9 +57,6 @@ pub enum SeatStatus {
 }
 
 impl SeatStatus {
-    /// Every status, as a file and the database write it.
-    pub const ALL: [SeatStatus; 3] = [SeatStatus::Available, SeatStatus::Held, SeatStatus::Booked];
-
     pub fn as_sql(self) -> &'static str {
         match self {
             SeatStatus::Available => "AVAILABLE",
@@ -69,7 +66,12 @@ impl SeatStatus {
     }
 
     pub fn from_sql(s: &str) -> Option<SeatStatus> {
-        SeatStatus::ALL.into_iter().find(|st| st.as_sql() == s)
+        match s {
+            "AVAILABLE" => Some(SeatStatus::Available),
+            "HELD" => Some(SeatStatus::Held),
+            "BOOKED" => Some(SeatStatus::Booked),
+            _ => None,
+        }
     }
 }
 

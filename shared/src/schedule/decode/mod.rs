@@ -6,6 +6,7 @@
 
 mod op;
 mod reader;
+mod words;
 
 use std::collections::BTreeMap;
 
@@ -50,7 +51,7 @@ pub(super) fn file_from_text(text: &str) -> Result<ScheduleFile, ScheduleError> 
             ),
         )
     })?;
-    file(&value)
+    file(value)
 }
 
 /// A schedule file read with serde (a link's stored file, the page's own copies) gets the
@@ -58,12 +59,30 @@ pub(super) fn file_from_text(text: &str) -> Result<ScheduleFile, ScheduleError> 
 impl<'de> Deserialize<'de> for ScheduleFile {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let value = Value::deserialize(deserializer)?;
-        file(&value).map_err(serde::de::Error::custom)
+        file(value).map_err(serde::de::Error::custom)
     }
 }
 
-/// The file that `v` is.
-pub(super) fn file(v: &Value) -> Result<ScheduleFile, ScheduleError> {
+/// The file that `v` is. Its programs' operations move into it as they are, for `op` to read.
+pub(super) fn file(v: Value) -> Result<ScheduleFile, ScheduleError> {
+    let mut file = checked(&v)?;
+    if let Value::Object(mut map) = v {
+        if let Some(Value::Object(given)) = map.remove("actors") {
+            for (name, program) in given {
+                if let (Value::Array(ops), Some(ProgramSpec::Ops(slot))) =
+                    (program, file.actors.get_mut(&name))
+                {
+                    *slot = ops;
+                }
+            }
+        }
+    }
+    Ok(file)
+}
+
+/// The file that `v` is, every program given as a list left with no operations (`file`
+/// moves them in).
+fn checked(v: &Value) -> Result<ScheduleFile, ScheduleError> {
     let root = match v {
         Value::Array(items) => {
             let fix = match items.as_slice() {
@@ -163,7 +182,7 @@ fn scenario(v: &Value) -> Result<Scenario, ScheduleError> {
 }
 
 fn status(path: &str, v: &Value) -> Result<SeatStatus, ScheduleError> {
-    choice(path, v, "a seat's status", &SeatStatus::ALL)
+    choice(path, v, "a seat's status", &words::STATUSES)
 }
 
 fn seat(path: &str, v: &Value) -> Result<SeatSpec, ScheduleError> {
@@ -194,10 +213,11 @@ fn actors(v: &Value) -> Result<BTreeMap<String, ProgramSpec>, ScheduleError> {
         .collect()
 }
 
-/// A program: a list of operations (read later, by `op`) or a defence by name.
+/// A program: a list of operations (read later, by `op`; left empty here for `file` to move
+/// in) or a defence by name.
 fn program(path: &str, v: &Value) -> Result<ProgramSpec, ScheduleError> {
-    if let Value::Array(ops) = v {
-        return Ok(ProgramSpec::Ops(ops.clone()));
+    if let Value::Array(_) = v {
+        return Ok(ProgramSpec::Ops(Vec::new()));
     }
     let o = Obj::of(path, v, "a program: a list of operations, e.g. [{\"op\": \"claim\", \"seats\": [\"A7\"]}], or a defence, e.g. {\"defence\": \"lock_row\"}")?;
     o.only(&["defence", "seats"], "a program given by its defence")?;

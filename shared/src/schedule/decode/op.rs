@@ -4,9 +4,10 @@
 use serde_json::Value;
 
 use super::super::op::OP_NAMES;
-use super::super::{Condition, Isolation, Now, Op, PayOutcome, ScheduleError, Wait};
+use super::super::{Condition, Op, ScheduleError};
 use super::reader::{choice, error, text, texts, whole, word, Obj};
 use super::status;
+use super::words::{LEVELS, NOWS, OUTCOMES, WAITS};
 
 /// The keys each op takes besides `op` and `if`, index for index with `OP_NAMES`.
 const ARGUMENTS: [&[&str]; 16] = [
@@ -70,26 +71,12 @@ pub(in crate::schedule) fn op(
             "a seat id",
         )
     };
-    let now = || {
-        o.opt("now", |p, v| {
-            choice(
-                p,
-                v,
-                "a clock reading",
-                &[Now::Transaction, Now::Statement, Now::Evaluation],
-            )
-        })
-    };
+    let now = || o.opt("now", |p, v| choice(p, v, "a clock reading", &NOWS));
     let op = match name {
         "begin" => Op::Begin {
             isolation: o
                 .opt("isolation", |p, v| {
-                    let levels = [
-                        Isolation::ReadCommitted,
-                        Isolation::RepeatableRead,
-                        Isolation::Serializable,
-                    ];
-                    choice(p, v, "an isolation level", &levels)
+                    choice(p, v, "an isolation level", &LEVELS)
                 })?
                 .unwrap_or_default(),
         },
@@ -99,14 +86,7 @@ pub(in crate::schedule) fn op(
         "lock" => Op::Lock {
             seats: seats()?,
             wait: o
-                .opt("wait", |p, v| {
-                    choice(
-                        p,
-                        v,
-                        "a way to wait",
-                        &[Wait::Wait, Wait::Nowait, Wait::SkipLocked],
-                    )
-                })?
+                .opt("wait", |p, v| choice(p, v, "a way to wait", &WAITS))?
                 .unwrap_or_default(),
         },
         "write" => Op::Write {
@@ -129,12 +109,7 @@ pub(in crate::schedule) fn op(
         "pay" => Op::Pay {
             outcome: o
                 .opt("outcome", |p, v| {
-                    let outcomes = [
-                        PayOutcome::Succeeds,
-                        PayOutcome::Declined,
-                        PayOutcome::Unknown,
-                    ];
-                    choice(p, v, "a payment's outcome", &outcomes)
+                    choice(p, v, "a payment's outcome", &OUTCOMES)
                 })?
                 .unwrap_or_default(),
         },

@@ -1,7 +1,6 @@
 //! Reading one JSON value where the file's format expects a certain kind of thing, with an
 //! error that names the value's path, says what was found and what belongs there.
 
-use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::super::suggest::{did_you_mean, listed};
@@ -173,23 +172,16 @@ pub(super) fn texts(
         .collect()
 }
 
-/// One of `choices`, each written as serde writes it; `what` names the kind ("an isolation
-/// level").
-pub(super) fn choice<T: Serialize + Copy>(
+/// One of `choices`, each with the word a file writes for it; `what` names the kind ("an
+/// isolation level").
+pub(super) fn choice<T: Copy>(
     path: &str,
     v: &Value,
     what: &str,
-    choices: &[T],
+    choices: &[(&str, T)],
 ) -> Result<T, ScheduleError> {
-    let words: Vec<String> = choices
-        .iter()
-        .map(|c| match serde_json::to_value(c) {
-            Ok(Value::String(s)) => s,
-            _ => String::new(),
-        })
-        .collect();
-    let words: Vec<&str> = words.iter().map(String::as_str).collect();
-    word(path, v, what, &words).map(|i| choices[i])
+    let words: Vec<&str> = choices.iter().map(|&(w, _)| w).collect();
+    word(path, v, what, &words).map(|i| choices[i].1)
 }
 
 /// The index of the word of `words` that `v` is.
