@@ -51,3 +51,27 @@ fn without_an_order_programs_that_no_order_can_finish_are_refused_in_words() {
         "{message}"
     );
 }
+
+#[test]
+fn a_search_that_cannot_finish_gives_up_at_its_bound_and_says_so() {
+    // Eight buyers who each lock A7 and never commit: no order finishes, and the orders are
+    // too many to try them all.
+    let actors: Vec<String> = (0..8)
+        .map(|i| {
+            format!(
+                r#""b{i}": [{{"op": "begin"}}, {{"op": "lock", "seats": ["A7"]}}, {{"op": "read", "seats": ["A7"]}}]"#
+            )
+        })
+        .collect();
+    let json = format!(
+        r#"{{"version": 1, "scenario": {{"seats": [{{"id": "A7"}}]}}, "actors": {{{}}}}}"#,
+        actors.join(", ")
+    );
+    let (field, message) = error_of(&json);
+    assert_eq!(field, "schedule");
+    assert!(
+        message.contains("no order was found that runs every program to its end")
+            && message.contains("b1's lock (entry 10) waits for b0"),
+        "{message}"
+    );
+}

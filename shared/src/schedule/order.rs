@@ -2,12 +2,15 @@
 //! file that gives none, found by driving the model so that it never names a buyer whose
 //! statement still waits.
 
+use std::collections::BTreeSet;
+
 use super::{Actor, Schedule, ScheduleError, MAX_ORDER};
 use crate::engine::{Blocked, Engine};
 
 /// How many entries the default order's search may try once taking turns has got stuck,
-/// before it gives up: a bound on the work a file can ask of a parse.
-const SEARCH_LIMIT: usize = 20_000;
+/// before it gives up: a bound on the work a file can ask of a parse (some tens of
+/// milliseconds at most).
+const SEARCH_LIMIT: usize = 2_000;
 
 /// The order a file gives, as indices into `actors` (empty if it gives none).
 pub(super) fn given(order: &[String], actors: &[Actor]) -> Result<Vec<usize>, ScheduleError> {
@@ -61,7 +64,7 @@ pub struct Stuck {
     /// Each buyer left, with the entry (0-based) of its statement that waits and whom it
     /// waits for.
     pub waiting: Vec<(usize, usize, Vec<String>)>,
-    /// Whether every order was tried (else the search gave up at its limit).
+    /// Whether the search ran to its end (else it gave up at its limit).
     pub exhaustive: bool,
 }
 
@@ -91,8 +94,8 @@ impl Stuck {
         ScheduleError::new(
             "schedule",
             format!(
-                "the file gives no order, and {found}: taking turns, {}, and nothing left to run would end the wait (a program ends inside its transaction). End that program with commit or rollback, or give an \"order\"",
-                crate::engine::join(&waits)
+                "the file gives no order, and {found}: taking turns, {}; nothing left to run would end the wait (a program ends inside its transaction). End that program with commit or rollback, or give an \"order\"",
+                waits.join("; ")
             ),
         )
     }
@@ -134,6 +137,7 @@ impl Schedule {
         let mut search = Search {
             path: Vec::new(),
             budget: SEARCH_LIMIT,
+            dead: BTreeSet::new(),
         };
         let all: Vec<usize> = self.actors.iter().map(|a| a.program.len()).collect();
         if search.run(&Engine::new(self), &mut all.clone(), 0) {
@@ -159,10 +163,27 @@ fn next_turns<'a>(
         .filter(move |&a| left[a] > 0 && engine.blocked(a).is_none())
 }
 
+/// A point of the search: the operations each buyer has left, and whom each waits for.
+type Point = (Vec<usize>, Vec<Option<Vec<String>>>);
+
+/// Whom each of the `n` buyers waits for (`None`: it does not wait).
+fn waits(engine: &Engine<'_>, n: usize) -> Vec<Option<Vec<String>>> {
+    (0..n)
+        .map(|a| match engine.blocked(a) {
+            Some(Blocked::Waiting { on, .. }) => Some(on),
+            _ => None,
+        })
+        .collect()
+}
+
 /// A depth-first search over orders, trying the buyers in turn at every entry.
 struct Search {
     path: Vec<usize>,
     budget: usize,
+    /// The points where the search met only dead ends, each told by how many operations
+    /// each buyer has left and whom each waiting buyer waits for: an order that reaches the
+    /// same point another way is not tried again.
+    dead: BTreeSet<Point>,
 }
 
 impl Search {
@@ -170,6 +191,10 @@ impl Search {
     fn run(&mut self, engine: &Engine<'_>, left: &mut [usize], turn: usize) -> bool {
         if left.iter().all(|&l| l == 0) {
             return true;
+        }
+        let point = (left.to_vec(), waits(engine, left.len()));
+        if self.dead.contains(&point) {
+            return false;
         }
         let candidates: Vec<usize> = next_turns(engine, left, turn).collect();
         for a in candidates {
@@ -188,6 +213,9 @@ impl Search {
             }
             left[a] += 1;
             self.path.pop();
+        }
+        if self.budget > 0 {
+            self.dead.insert(point);
         }
         false
     }
