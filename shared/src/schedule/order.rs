@@ -139,8 +139,8 @@ impl Schedule {
             budget: SEARCH_LIMIT,
             dead: BTreeSet::new(),
         };
-        let all: Vec<usize> = self.actors.iter().map(|a| a.program.len()).collect();
-        if search.run(&Engine::new(self), &mut all.clone(), 0) {
+        let mut all: Vec<usize> = self.actors.iter().map(|a| a.program.len()).collect();
+        if search.run(&Engine::new(self), &mut all, 0) {
             return Ok(search.path);
         }
         Err(Stuck {
