@@ -161,9 +161,7 @@ pub(super) fn expect(expect: Expect, schedule: &Schedule) -> Result<Expect, Sche
             field,
             format!(
                 "unknown actor {name:?}{}: the actors are {}",
-                super::suggest::did_you_mean(name, &names)
-                    .map(|d| format!(" ({d})"))
-                    .unwrap_or_default(),
+                super::suggest::aside(name, &names),
                 names.join(", ")
             ),
         ))

@@ -32,9 +32,7 @@ pub(super) fn given(order: &[String], actors: &[Actor]) -> Result<Vec<usize>, Sc
                 format!("order[{i}]"),
                 format!(
                     "unknown actor {name:?}{}: the actors are {}",
-                    super::suggest::did_you_mean(name, &known)
-                        .map(|d| format!(" ({d})"))
-                        .unwrap_or_default(),
+                    super::suggest::aside(name, &known),
                     known.join(", ")
                 ),
             ));

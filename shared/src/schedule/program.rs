@@ -124,9 +124,7 @@ fn defence_program(
             format!("{field}.defence"),
             format!(
                 "unknown defence {defence:?}{}: choose one of {}",
-                super::suggest::did_you_mean(defence, defences::NAMES)
-                    .map(|d| format!(" ({d})"))
-                    .unwrap_or_default(),
+                super::suggest::aside(defence, defences::NAMES),
                 defences::NAMES.join(", ")
             ),
         )
@@ -141,9 +139,7 @@ fn known_seat(field: &str, seat: &str, seat_ids: &[&str]) -> Result<(), Schedule
         field,
         format!(
             "unknown seat {seat:?}{}: the scenario has {}",
-            super::suggest::did_you_mean(seat, seat_ids)
-                .map(|d| format!(" ({d})"))
-                .unwrap_or_default(),
+            super::suggest::aside(seat, seat_ids),
             seat_ids.join(", ")
         ),
     ))

@@ -49,6 +49,13 @@ fn distance(a: &str, b: &str) -> usize {
     prev[b.len()]
 }
 
+/// ` (did you mean "x"?)` to put after a name that is not one of `choices`, or nothing.
+pub(crate) fn aside(found: &str, choices: &[&str]) -> String {
+    did_you_mean(found, choices)
+        .map(|d| format!(" ({d})"))
+        .unwrap_or_default()
+}
+
 /// The choices as a reader would list them, joined by `last` ("or", "and"): `"a", "b" or "c"`.
 pub(crate) fn listed(choices: &[&str], last: &str) -> String {
     let quoted: Vec<String> = choices.iter().map(|c| format!("{c:?}")).collect();
