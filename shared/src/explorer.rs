@@ -737,31 +737,8 @@ pub fn matrix_schedule(defence: &str, scenario: &str) -> Option<Schedule> {
         order: Vec::new(),
         expect: None,
     };
-    let schedule = Schedule::parse(file).expect("the matrix's schedules are valid");
-    let order = racing_order(&schedule);
-    Some(schedule.with_order(order))
-}
-
-/// Every buyer's next step in turn, a waiting buyer passing its turn, until every program ran
-/// to its end (or every buyer left waits).
-fn racing_order(schedule: &Schedule) -> Vec<usize> {
-    let mut engine = Engine::new(schedule);
-    let mut left: Vec<usize> = schedule.actors().iter().map(|a| a.program.len()).collect();
-    let n = left.len();
-    let mut order = Vec::new();
-    let mut turn = 0;
-    while let Some(a) = (0..n)
-        .map(|i| (turn + i) % n)
-        .find(|&a| left[a] > 0 && !engine.waiting(a))
-    {
-        engine
-            .step(a)
-            .expect("a buyer that does not wait can be stepped");
-        left[a] -= 1;
-        order.push(a);
-        turn = a + 1;
-    }
-    order
+    // The file gives no order: the default one is exactly this race (`Schedule::round_robin`).
+    Some(Schedule::parse(file).expect("the matrix's schedules are valid"))
 }
 
 /// One way the orders of a cell ended for the buyers who got no seat: a stop, or nobody

@@ -254,6 +254,16 @@ fn waited_past_deadline(outcome: &Outcome, answer: Answer) -> bool {
     })
 }
 
+/// A built-in as listed: id, chapter, title, goal, its check, the file's JSON.
+type Listed = (
+    &'static str,
+    u8,
+    &'static str,
+    &'static str,
+    Goal,
+    &'static str,
+);
+
 macro_rules! builtin {
     ($id:literal, $chapter:literal, $title:literal, $goal:literal, $check:ident) => {
         (
@@ -268,7 +278,7 @@ macro_rules! builtin {
 }
 
 #[rustfmt::skip]
-const ALL: &[(&str, u8, &str, &str, Goal, &str)] = &[
+const ALL: &[Listed] = &[
     builtin!("ch1-second-request-waits", 1, "The second request waits", "Watch the second UPDATE wait for the row lock, re-check and update no rows.", WaitThenNoRows),
     builtin!("ch1-expired-hold-is-free", 1, "An expired hold frees itself", "Take a seat whose hold ran out, with no sweeper running.", ExpiredHoldTaken),
     builtin!("ch1-confirm-three-answers", 1, "Confirm's three answers", "Move the clock before the confirm: see a ticket, a duplicate webhook answered with the same ticket, or a refund owed.", LateConfirmRefunded),
@@ -300,21 +310,23 @@ const ALL: &[(&str, u8, &str, &str, Goal, &str)] = &[
 
 /// Every built-in scenario, chapter by chapter.
 pub fn all() -> Vec<BuiltIn> {
-    ALL.iter()
-        .map(|&(id, chapter, title, goal, check, json)| BuiltIn {
-            id,
-            chapter,
-            title,
-            goal,
-            file: serde_json::from_str(json).expect("built-in scenario files are valid JSON"),
-            check,
-        })
-        .collect()
+    ALL.iter().map(read).collect()
 }
 
-/// One built-in scenario by id.
+/// One built-in scenario by id (only its own file is read).
 pub fn get(id: &str) -> Option<BuiltIn> {
-    all().into_iter().find(|b| b.id == id)
+    ALL.iter().find(|entry| entry.0 == id).map(read)
+}
+
+fn read(&(id, chapter, title, goal, check, json): &Listed) -> BuiltIn {
+    BuiltIn {
+        id,
+        chapter,
+        title,
+        goal,
+        file: serde_json::from_str(json).expect("built-in scenario files are valid JSON"),
+        check,
+    }
 }
 
 #[cfg(test)]

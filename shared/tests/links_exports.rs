@@ -502,7 +502,7 @@ const GOALS: &[(&str, Option<bool>, bool)] = &[
     ("ch4-repeatable_read", Some(false), false),
     ("ch4-serializable", Some(false), false),
     ("ch4-atomic_update", Some(false), false),
-    ("ch4-lock_row", None, false),
+    ("ch4-lock_row", Some(false), false),
     ("ch4-unique_constraint", Some(false), false),
     ("ch4-serializable-retry", Some(true), true),
     ("ch4-late-payment", Some(false), false),

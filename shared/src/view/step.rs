@@ -16,34 +16,14 @@ pub fn run(schedule: &Schedule) -> Result<Outcome, String> {
         .map_err(|e| e.to_string())
 }
 
-/// The schedule itself if its order runs; otherwise the same programs in a round-robin order
-/// that passes over a buyer while they wait (a file without an order gets a plain round robin,
-/// which can name a waiting buyer). The page plays this order.
+/// The schedule itself if its order runs; otherwise the same programs in the default order
+/// (`Schedule::round_robin`: every buyer in turn, passing over a buyer while they wait), as
+/// far as it runs. The page plays this order.
 pub fn playable(schedule: &Schedule) -> Schedule {
     if run(schedule).is_ok() {
         return schedule.clone();
     }
-    let lengths: Vec<usize> = schedule.actors().iter().map(|a| a.program.len()).collect();
-    let mut used = vec![0usize; lengths.len()];
-    let mut order = Vec::new();
-    let mut turn = 0;
-    let mut stalled = 0;
-    while stalled < lengths.len() {
-        let actor = turn % lengths.len();
-        turn += 1;
-        if used[actor] == lengths[actor] {
-            stalled += 1;
-            continue;
-        }
-        order.push(actor);
-        if run(&schedule.with_order(order.clone())).is_ok() {
-            used[actor] += 1;
-            stalled = 0;
-        } else {
-            order.pop();
-            stalled += 1;
-        }
-    }
+    let order = schedule.round_robin().unwrap_or_else(|stuck| stuck.order);
     schedule.with_order(order)
 }
 

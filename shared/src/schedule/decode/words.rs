@@ -1,0 +1,54 @@
+//! The words a file writes for each choice of the format, as serde writes them back (a test
+//! holds the two to each other).
+
+use super::super::{Isolation, Now, PayOutcome, SeatStatus, Wait};
+
+pub(super) const STATUSES: [(&str, SeatStatus); 3] = [
+    ("AVAILABLE", SeatStatus::Available),
+    ("HELD", SeatStatus::Held),
+    ("BOOKED", SeatStatus::Booked),
+];
+
+pub(super) const LEVELS: [(&str, Isolation); 3] = [
+    ("read committed", Isolation::ReadCommitted),
+    ("repeatable read", Isolation::RepeatableRead),
+    ("serializable", Isolation::Serializable),
+];
+
+pub(super) const WAITS: [(&str, Wait); 3] = [
+    ("wait", Wait::Wait),
+    ("nowait", Wait::Nowait),
+    ("skip_locked", Wait::SkipLocked),
+];
+
+pub(super) const NOWS: [(&str, Now); 3] = [
+    ("transaction", Now::Transaction),
+    ("statement", Now::Statement),
+    ("evaluation", Now::Evaluation),
+];
+
+pub(super) const OUTCOMES: [(&str, PayOutcome); 3] = [
+    ("succeeds", PayOutcome::Succeeds),
+    ("declined", PayOutcome::Declined),
+    ("unknown", PayOutcome::Unknown),
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn written<T: serde::Serialize>(words: &[(&str, T)]) {
+        for (word, choice) in words {
+            assert_eq!(serde_json::to_value(choice).unwrap(), *word);
+        }
+    }
+
+    #[test]
+    fn every_word_is_the_one_serde_writes() {
+        written(&STATUSES);
+        written(&LEVELS);
+        written(&WAITS);
+        written(&NOWS);
+        written(&OUTCOMES);
+    }
+}
