@@ -34,6 +34,15 @@ impl Engine<'_> {
         // finds the row already replaced, and an UPDATE, do not.
         // (The walk stops, with TM_Updated, at a version that a committed transaction updated:
         // it waits only if the version after ours is the newest committed one.)
+        let k = self.log.len();
+        if !resumed && r.woken_in == Some(k) && self.locks.locked_by_woken(seat, k) {
+            // Woken by this entry's commit or rollback while waiting for another row, it comes
+            // to one that a statement woken by the same commit took first in the model. In
+            // PostgreSQL both run at once; a row whose locker ended is free to whichever
+            // reaches it (no tuple lock is asked for), so either may get it, and what this
+            // statement finds (the row locked, replaced or free) depends on which.
+            self.race();
+        }
         let newest_committed = self.db.visible(seat, self.db.latest(), NOBODY);
         let chain_lock = resumed
             && self.follows_chain(r, seat, v)
@@ -72,13 +81,6 @@ impl Engine<'_> {
         }
         let k = self.log.len();
         let woken_now = r.woken_in == Some(k);
-        if !resumed && woken_now && self.locks.locked_by_woken(seat, k) {
-            // Woken by this entry's commit or rollback while waiting for another row, it comes
-            // to one that a statement woken by the same commit took first in the model. In
-            // PostgreSQL both run at once; a row whose locker ended is free to whichever
-            // reaches it (no tuple lock is asked for), so either may get it.
-            self.race();
-        }
         if let (true, Some(h)) = (replaced, other) {
             let updating = self.db.versions[self.db.newest[seat] as usize].xmin == h;
             if chain_lock || updating {
