@@ -392,7 +392,7 @@ async fn a_run_priced_above_the_bound_is_refused_before_it_starts() {
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
     let message = body["error"]["message"].as_str().unwrap();
     assert!(
-        message.contains("16 deadlocks") && message.contains("backend replay"),
+        message.contains("16 deadlocks") && message.contains("-- replay FILE"),
         "{message}"
     );
     assert!(
