@@ -503,3 +503,41 @@ async fn a_request_hyper_cannot_parse_is_answered_400_and_closed() {
         .expect("answered and closed");
     assert!(answer.starts_with("HTTP/1.1 400"), "{answer}");
 }
+
+#[tokio::test]
+async fn a_client_that_stops_reading_its_answer_is_cut_off() {
+    let dist = dist("stall");
+    let big: Vec<u8> = (0..32_000_000u32).map(|i| (i * 7 % 251) as u8).collect();
+    std::fs::write(dist.join("big.bin"), &big).unwrap();
+    let limits = Limits {
+        write_stall_timeout: Duration::from_secs(1),
+        ..Limits::default()
+    };
+    let addr = spawn_with(limits, None, Some(dist)).await;
+    let socket = TcpSocket::new_v4().unwrap();
+    socket.set_recv_buffer_size(4096).unwrap();
+    let mut stream = socket.connect(addr).await.unwrap();
+    stream
+        .write_all(b"GET /big.bin HTTP/1.1\r\nHost: x\r\n\r\n")
+        .await
+        .unwrap();
+    // Read nothing for a while: the server's writes stall, then it gives up.
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    let mut got = 0usize;
+    let mut buf = vec![0u8; 1 << 16];
+    let closed = tokio::time::timeout(Duration::from_secs(20), async {
+        loop {
+            match stream.read(&mut buf).await {
+                Ok(0) | Err(_) => return,
+                Ok(n) => got += n,
+            }
+        }
+    })
+    .await;
+    assert!(closed.is_ok(), "the connection was closed");
+    assert!(
+        got < big.len(),
+        "cut off after {got} of {} bytes",
+        big.len()
+    );
+}

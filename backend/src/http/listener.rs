@@ -1,5 +1,6 @@
 //! The accept loop: each client connection is served by hyper's HTTP/1 with a header-read
-//! timeout (which also closes idle keep-alive connections), a deadline for the request body, and
+//! timeout (which also closes idle keep-alive connections), a deadline for the request body, a
+//! bound on how long an answer waits for a client that stopped reading (`stall.rs`), and
 //! a place in the connection registry (`conns.rs`), which caps the open connections per client
 //! and in all. Ctrl-C stops accepting, lets each connection finish its request, and waits a
 //! bounded time for them.
@@ -25,6 +26,7 @@ use tokio::time::{Instant, Sleep};
 use tower::ServiceExt;
 
 use super::conns::{Busy, Registry, Ticket};
+use super::stall::WriteStall;
 
 /// How the server treats its client connections.
 #[derive(Clone, Debug)]
@@ -35,6 +37,8 @@ pub struct Limits {
     pub header_read_timeout: Duration,
     /// The time a client has to send a request's whole body, from the end of its head.
     pub body_read_timeout: Duration,
+    /// How long an answer may wait for a client that reads none of it (`stall.rs`).
+    pub write_stall_timeout: Duration,
     /// Open connections in all; past it, the client with the most makes room (`conns.rs`).
     pub max_connections: usize,
     /// Open connections per client address; past it, the client's oldest idle one is closed.
@@ -48,6 +52,7 @@ impl Default for Limits {
         Limits {
             header_read_timeout: Duration::from_secs(10),
             body_read_timeout: Duration::from_secs(10),
+            write_stall_timeout: Duration::from_secs(30),
             // Each connection is a file: leave room for the database's connections, the page's
             // files and the logs below the process's limit.
             max_connections: open_files().1.saturating_sub(512).clamp(64, 10_000),
@@ -135,7 +140,8 @@ async fn connection(
         // refuses them itself, with an empty body (it has no way to give one).
         .max_headers(super::headers::MAX_HEADERS * 4)
         .max_header_size(super::headers::MAX_HEAD_BYTES * 4);
-    let conn = http.serve_connection(TokioIo::new(stream), hyper::service::service_fn(handle));
+    let io = TokioIo::new(WriteStall::new(stream, limits.write_stall_timeout));
+    let conn = http.serve_connection(io, hyper::service::service_fn(handle));
     tokio::pin!(conn);
     tokio::select! {
         result = conn.as_mut() => {

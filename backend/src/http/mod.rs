@@ -12,6 +12,7 @@ pub mod headers;
 pub mod listener;
 pub mod page;
 mod routes;
+mod stall;
 
 use std::path::PathBuf;
 use std::sync::Arc;
