@@ -53,7 +53,8 @@ impl Rules {
     }
 }
 
-/// The client a request came from: its peer address (inserted by the accept loop).
+/// The client a request came from: its peer address (inserted by the accept loop), as
+/// `client_of` counts it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ClientAddr(pub IpAddr);
 
@@ -62,9 +63,20 @@ impl<S: Send + Sync> FromRequestParts<S> for ClientAddr {
 
     async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
         let peer = parts.extensions.get::<ConnectInfo<SocketAddr>>();
-        Ok(ClientAddr(
-            peer.map_or(Ipv4Addr::UNSPECIFIED.into(), |c| c.0.ip()),
-        ))
+        let ip = peer.map_or(Ipv4Addr::UNSPECIFIED.into(), |c| c.0.ip());
+        Ok(ClientAddr(client_of(ip)))
+    }
+}
+
+/// The address a client is counted by: an IPv4 address as it is, an IPv6 one by its /64 (one
+/// site's network: a single host can draw any number of addresses from it).
+pub fn client_of(ip: IpAddr) -> IpAddr {
+    match ip {
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => IpAddr::V4(v4),
+            None => IpAddr::V6((u128::from(v6) & !u128::from(u64::MAX)).into()),
+        },
+        v4 => v4,
     }
 }
 

@@ -112,3 +112,18 @@ async fn a_caller_that_goes_away_leaves_the_queue_and_its_slot() {
     let again = admission.admit(ip("10.0.0.2"), cost(0.5)).await;
     assert!(again.is_ok(), "nothing is left held");
 }
+
+#[test]
+fn an_ipv6_client_is_counted_by_its_network() {
+    use super::client_of;
+    assert_eq!(
+        client_of(ip("2001:db8::1")),
+        client_of(ip("2001:db8::ffff:1"))
+    );
+    assert_ne!(
+        client_of(ip("2001:db8::1")),
+        client_of(ip("2001:db8:0:1::1"))
+    );
+    assert_eq!(client_of(ip("::ffff:10.0.0.1")), ip("10.0.0.1"));
+    assert_eq!(client_of(ip("10.0.0.1")), ip("10.0.0.1"));
+}

@@ -89,7 +89,7 @@ pub async fn serve(listener: TcpListener, app: Router, limits: Limits) -> io::Re
             },
             _ = &mut ctrl_c => break,
         };
-        let Some(ticket) = registry.admit(peer.ip()) else {
+        let Some(ticket) = registry.admit(super::admission::client_of(peer.ip())) else {
             refuse(stream);
             continue;
         };
