@@ -115,7 +115,7 @@ async fn a_caller_that_goes_away_leaves_the_queue_and_its_slot() {
 
 #[test]
 fn an_ipv6_client_is_counted_by_its_network() {
-    use super::client_of;
+    use crate::http::client::client_of;
     assert_eq!(
         client_of(ip("2001:db8::1")),
         client_of(ip("2001:db8::ffff:1"))

@@ -26,6 +26,7 @@ use tokio::time::{Instant, Sleep};
 use tower::ServiceExt;
 
 use super::conns::{Busy, Registry, Ticket};
+use super::sockets::{deepen_backlog, open_files, raise_open_files_limit};
 use super::stall::WriteStall;
 
 /// How the server treats its client connections.
@@ -89,7 +90,7 @@ pub async fn serve(listener: TcpListener, app: Router, limits: Limits) -> io::Re
             },
             _ = &mut ctrl_c => break,
         };
-        let Some(ticket) = registry.admit(super::admission::client_of(peer.ip())) else {
+        let Some(ticket) = registry.admit(super::client::client_of(peer.ip())) else {
             refuse(stream);
             continue;
         };
@@ -256,49 +257,5 @@ impl HttpBody for Guarded {
 
     fn size_hint(&self) -> SizeHint {
         self.body.size_hint()
-    }
-}
-
-/// The process's soft and hard limits on open files.
-fn open_files() -> (usize, usize) {
-    let mut limit = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: getrlimit writes into the struct it is given and nothing else.
-    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } != 0 {
-        return (1024, 1024);
-    }
-    let count = |n: libc::rlim_t| usize::try_from(n).unwrap_or(usize::MAX);
-    (count(limit.rlim_cur), count(limit.rlim_max))
-}
-
-/// Raises the soft limit on open files to the hard limit: each connection is a file, and the
-/// default soft limit (often 1024) is what a flood of idle sockets exhausts first.
-fn raise_open_files_limit() {
-    let mut limit = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: both calls only read or write the struct they are given.
-    unsafe {
-        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0 && limit.rlim_cur < limit.rlim_max
-        {
-            limit.rlim_cur = limit.rlim_max;
-            if libc::setrlimit(libc::RLIMIT_NOFILE, &limit) != 0 {
-                tracing::warn!("cannot raise the open-files limit");
-            }
-        }
-    }
-}
-
-/// Listens again with a deeper backlog than tokio's 1024 (Linux lets a listening socket change
-/// its backlog): under a flood of connections, a health check's SYN must not find the queue
-/// full and wait a second for its retransmission.
-fn deepen_backlog(listener: &TcpListener) {
-    use std::os::fd::AsRawFd;
-    // SAFETY: listen on a socket that is already listening only changes its backlog.
-    unsafe {
-        libc::listen(listener.as_raw_fd(), 8192);
     }
 }

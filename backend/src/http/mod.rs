@@ -5,6 +5,7 @@
 
 pub mod admission;
 pub mod assets;
+pub mod client;
 mod conns;
 pub mod cost;
 mod error;
@@ -12,6 +13,7 @@ pub mod headers;
 pub mod listener;
 pub mod page;
 mod routes;
+mod sockets;
 mod stall;
 
 use std::path::PathBuf;

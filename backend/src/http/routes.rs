@@ -11,7 +11,8 @@ use serde_json::{json, Value};
 use shared::scenarios::{self, BuiltIn};
 use shared::{Schedule, ScheduleError};
 
-use super::admission::{ClientAddr, Refusal};
+use super::admission::Refusal;
+use super::client::ClientAddr;
 use super::cost::Cost;
 use super::headers::require_json;
 use super::{ApiError, AppState};
