@@ -97,6 +97,13 @@ ensure_node() {
 
 # PostgreSQL's isolation tester, which the export tests feed the generated specs to (Debian
 # ships it with the client programs, also when the server runs elsewhere).
+# The fault tests start private clusters of their own (initdb, pg_ctl), whatever server the
+# other tests use.
+ensure_pg_server_bins() {
+    [ -n "$(pg_bin_dir)" ] && [ -x "$(pg_bin_dir)/initdb" ] && return
+    apt_install postgresql
+}
+
 ensure_isolationtester() {
     [ -n "${ISOLATIONTESTER:-}" ] && return
     compgen -G '/usr/lib/postgresql/*/lib/pgxs/src/test/isolation/isolationtester' >/dev/null ||
@@ -119,7 +126,8 @@ ensure_e2e_deps() {
 }
 
 # ensure_tools build: what `trunk build` and `cargo run` need.
-# ensure_tools test:  that, plus curl, the isolation tester, Node.js, Chromium and the e2e
+# ensure_tools test:  that, plus curl, the isolation tester, PostgreSQL's server programs (for
+#                     the fault tests' private clusters), Node.js, Chromium and the e2e
 #                     packages.
 ensure_tools() {
     local kind=${1:-build}
@@ -129,6 +137,7 @@ ensure_tools() {
     if [ "$kind" = test ]; then
         command -v curl >/dev/null || apt_install curl ca-certificates
         ensure_isolationtester
+        ensure_pg_server_bins
         ensure_node
         ensure_chromium
         ensure_e2e_deps

@@ -1,10 +1,18 @@
-//! The connection pool: its options, and the database URL as it may be shown to people.
+//! The connection pool: its options, the database URL as it may be shown to people, which
+//! errors are faults (`fault`), and bringing a database up in the background (`ready`).
+
+mod fault;
+mod ready;
 
 use std::str::FromStr;
 use std::time::Duration;
 
+use futures::future::join_all;
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 use sqlx::{ConnectOptions, Connection, PgPool};
+
+pub use fault::{reason, Fault};
+pub use ready::Readiness;
 
 /// Where the database is when `DATABASE_URL` says nothing.
 pub const DEFAULT_DATABASE_URL: &str = "postgres://postgres@127.0.0.1:5432/postgres";
@@ -43,10 +51,7 @@ pub async fn connect_within(
     max_connections: u32,
     limit: Duration,
 ) -> Result<PgPool, sqlx::Error> {
-    let options = PgConnectOptions::from_str(url)?
-        // A statement blocked on a lock is the point of a run, not a slow query worth a warning.
-        .log_slow_statements(log::LevelFilter::Off, Duration::from_secs(60))
-        .log_statements(log::LevelFilter::Trace);
+    let options = options(url)?;
     // One direct connection first: the pool would retry until its timeout and then report
     // only that it timed out, where this reports why (refused, unknown host, bad password).
     let first = tokio::time::timeout(limit, options.connect())
@@ -61,14 +66,66 @@ pub async fn connect_within(
             ))
         })??;
     first.close().await?;
+    pool_options(max_connections).connect_with(options).await
+}
+
+/// A pool of `max_connections` that connects only when it is used, with a task that connects
+/// and applies the migrations in the background, again and again until the database answers:
+/// the server starts whether or not PostgreSQL is up. Fails only on a URL that is not one.
+pub fn connect_in_background(
+    url: &str,
+    max_connections: u32,
+) -> Result<(PgPool, Readiness), sqlx::Error> {
+    let options = options(url)?;
+    let pool = pool_options(max_connections).connect_lazy_with(options.clone());
+    let readiness = ready::bring_up(pool.clone(), options);
+    Ok((pool, readiness))
+}
+
+fn options(url: &str) -> Result<PgConnectOptions, sqlx::Error> {
+    Ok(PgConnectOptions::from_str(url)?
+        // A statement blocked on a lock is the point of a run, not a slow query worth a warning.
+        .log_slow_statements(log::LevelFilter::Off, Duration::from_secs(60))
+        .log_statements(log::LevelFilter::Trace))
+}
+
+fn pool_options(max_connections: u32) -> PgPoolOptions {
     PgPoolOptions::new()
         .max_connections(max_connections)
         .acquire_timeout(Duration::from_secs(5))
         // Connections are checked when they come back (sqlx pings them then), not again on the
-        // way out: a run takes several at once and every round trip counts.
+        // way out: a run takes several at once and every round trip counts. The price: after a
+        // restart the pool hands out connections that died with the old server, which is why
+        // whoever meets one calls `discard_dead` and tries once more.
         .test_before_acquire(false)
-        .connect_with(options)
-        .await
+}
+
+/// How long an idle connection gets to answer a ping before it is taken for dead.
+const PING_LIMIT: Duration = Duration::from_secs(1);
+
+/// Closes the idle connections of `pool` that no longer answer, so that the next ones it hands
+/// out are fresh; how many it closed. After a restart every connection the pool kept is dead
+/// (the old server ended their sessions), and the pool hands them out unchecked.
+pub async fn discard_dead(pool: &PgPool) -> usize {
+    let mut idle = Vec::new();
+    while idle.len() < pool.size() as usize {
+        match pool.try_acquire() {
+            Some(conn) => idle.push(conn),
+            None => break,
+        }
+    }
+    let alive = join_all(idle.into_iter().map(|mut conn| async move {
+        let alive = matches!(
+            tokio::time::timeout(PING_LIMIT, conn.ping()).await,
+            Ok(Ok(()))
+        );
+        if !alive {
+            conn.close_on_drop();
+        }
+        alive
+    }))
+    .await;
+    alive.into_iter().filter(|alive| !alive).count()
 }
 
 #[cfg(test)]

@@ -127,15 +127,25 @@ async fn connect(max_connections: u32) -> Result<PgPool, ExitCode> {
     })
 }
 
+/// How long `serve` waits for the database's first answer before it says it starts without it.
+const FIRST_ANSWER: std::time::Duration = db::CONNECT_TIMEOUT;
+/// How often `serve` sweeps the run schemas that no live run owns.
+const SWEEP_EVERY: std::time::Duration = std::time::Duration::from_secs(300);
+
+/// Serves whether or not PostgreSQL is up: the page at once, the API as soon as the database
+/// answers (a task connects and applies the migrations in the background, again and again).
 async fn serve(addr: SocketAddr, dist: PathBuf) -> ExitCode {
-    let pool = match connect(40).await {
-        Ok(pool) => pool,
-        Err(code) => return code,
+    let url = db::database_url();
+    let (pool, readiness) = match db::connect_in_background(&url, 40) {
+        Ok(connecting) => connecting,
+        Err(e) => {
+            eprintln!(
+                "DATABASE_URL={} is not a PostgreSQL URL: {e}",
+                db::redact(&url)
+            );
+            return ExitCode::from(2);
+        }
     };
-    if let Err(e) = sqlx::migrate!("../migrations").run(&pool).await {
-        eprintln!("cannot apply the migrations: {e}");
-        return ExitCode::from(2);
-    }
     let listener = match tokio::net::TcpListener::bind(addr).await {
         Ok(listener) => listener,
         Err(e) => {
@@ -149,11 +159,30 @@ async fn serve(addr: SocketAddr, dist: PathBuf) -> ExitCode {
             dist.display()
         );
     }
+    if let Err(reason) = readiness.first_attempt(FIRST_ANSWER).await {
+        eprintln!(
+            "warning: PostgreSQL at DATABASE_URL={} is not ready: {reason}\n\
+             the server starts anyway: the page is served, /api/health and /api/runs answer 503 \
+             until the database answers; it keeps trying in the background",
+            db::redact(&url)
+        );
+    }
+    // Run schemas left from before (a crash, a restart mid-run) go as soon as the database
+    // answers, and then every few minutes whatever happens.
+    tokio::spawn({
+        let (pool, readiness) = (pool.clone(), readiness.clone());
+        async move {
+            readiness.until_ready().await;
+            backend::executor::request_sweep(&pool);
+            backend::executor::sweep_every(pool, SWEEP_EVERY).await;
+        }
+    });
     println!(
         "Last Seat is at http://{}",
         listener.local_addr().unwrap_or(addr)
     );
-    match backend::serve(listener, AppState::new(pool, Some(dist))).await {
+    let state = AppState::new(pool, Some(dist)).with_readiness(readiness);
+    match backend::serve(listener, state).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("the server stopped: {e}");

@@ -47,9 +47,19 @@ pub enum ReplayError {
 /// ends within `executor::RUN_TIMEOUT + executor::CLOSE_BOUND` (a run that takes longer is an
 /// `ExecError::Timeout`).
 pub async fn replay(pool: &PgPool, schedule: &Schedule) -> Result<Report, ReplayError> {
+    replay_within(pool, schedule, executor::RUN_TIMEOUT).await
+}
+
+/// `replay`, the real run bounded by `limit` instead. A fault of the database during the run
+/// (a restart, a killed session) is an error, never a report: it says nothing of the schedule.
+pub async fn replay_within(
+    pool: &PgPool,
+    schedule: &Schedule,
+    limit: std::time::Duration,
+) -> Result<Report, ReplayError> {
     let simulated = assess(schedule, shared::engine::simulate(schedule)?);
     let sim_failures = check_expect(schedule, &simulated);
-    let real = match executor::execute(pool, schedule).await {
+    let real = match executor::execute_within(pool, schedule, limit).await {
         Ok(trace) => assess(schedule, trace),
         Err(ExecError::Schedule(e)) => {
             let why = format!("PostgreSQL could not run the schedule as the simulator did: {e}");

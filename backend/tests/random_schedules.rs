@@ -1,12 +1,18 @@
-//! Random schedules against real PostgreSQL: programs of two or three buyers (and sometimes the
-//! clock) over two or three seats, drawn from a fixed seed, each in a random feasible order,
-//! run in the model and on PostgreSQL; some programs retry their attempt under
-//! `"if": "failed"` or pay only `"if": "held"`. The outcomes must be identical. Orders the model marks
-//! as a race between sessions PostgreSQL woke together (`Engine::races`) are left out: there
-//! the real server may go either way. `RANDOM_SCHEDULES` (default 150) and
+//! Random schedules against real PostgreSQL, drawn from a fixed seed, each in a random feasible
+//! order, run in the model and on PostgreSQL: programs of two to eight buyers (and sometimes
+//! the clock) over two to five seats, some retrying their attempt under `"if": "failed"` or
+//! paying only `"if": "held"`; and deep queues (`queues.rs`), three to eight buyers of mixed
+//! isolation levels queueing for one seat. The outcomes must be identical, except in an order
+//! the model marks as a race between sessions PostgreSQL woke together (`Engine::races`): there
+//! the real server may go either way, and a real run that does says the race first. Those are
+//! run too and counted. `RANDOM_SCHEDULES` (default 150 of each kind) and
 //! `RANDOM_SCHEDULES_SEED` run more, or others.
 
+#[path = "random_schedules/queues.rs"]
+mod queues;
+
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use futures::stream::{self, StreamExt};
 use serde_json::{json, Value};
@@ -16,27 +22,28 @@ use shared::outcome::StepResult;
 use shared::schedule::Condition;
 use shared::Schedule;
 use sqlx::postgres::PgPoolOptions;
+use tokio::sync::Semaphore;
 
 /// A small, fixed pseudo-random sequence (xorshift64*), so that a failure names its seed.
-struct Rng(u64);
+pub struct Rng(u64);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
+    pub fn next(&mut self) -> u64 {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;
         self.0 ^= self.0 >> 27;
         self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
     }
 
-    fn below(&mut self, n: usize) -> usize {
+    pub fn below(&mut self, n: usize) -> usize {
         (self.next() % n as u64) as usize
     }
 
-    fn chance(&mut self, percent: u64) -> bool {
+    pub fn chance(&mut self, percent: u64) -> bool {
         self.next() % 100 < percent
     }
 
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+    pub fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
         &items[self.below(items.len())]
     }
 }
@@ -132,7 +139,7 @@ fn program(rng: &mut Rng, seats: &[&str]) -> Vec<Value> {
 }
 
 /// `op` with `"if": condition`, if there is one.
-fn conditioned(mut op: Value, condition: Option<&str>) -> Value {
+pub fn conditioned(mut op: Value, condition: Option<&str>) -> Value {
     if let Some(c) = condition {
         op["if"] = json!(c);
     }
@@ -141,16 +148,23 @@ fn conditioned(mut op: Value, condition: Option<&str>) -> Value {
 
 /// A random schedule file, without its order.
 fn file(rng: &mut Rng, n: u64) -> Value {
-    let seats: &[&str] = if rng.chance(50) {
-        &["A1", "A2"]
-    } else {
-        &["A1", "A2", "A3"]
+    let seats: &[&str] = match rng.below(4) {
+        0 => &["A1", "A2"],
+        1 => &["A1", "A2", "A3"],
+        2 => &["A1", "A2", "A3", "A4"],
+        _ => &["A1", "A2", "A3", "A4", "A5"],
     };
+    let buyers = if rng.chance(70) {
+        2 + rng.below(3)
+    } else {
+        5 + rng.below(4)
+    };
+    let names = ["ana", "ben", "carl", "dave", "eve", "fay", "gus", "hal"];
     let mut actors = serde_json::Map::new();
-    for name in ["ana", "ben", "carl", "dave"].iter().take(2 + rng.below(3)) {
+    for name in names.iter().take(buyers) {
         actors.insert(name.to_string(), Value::from(program(rng, seats)));
     }
-    if rng.chance(25) {
+    if buyers < shared::schedule::MAX_ACTORS && rng.chance(25) {
         let mut clock = vec![json!({ "op": "advance", "minutes": 5 + rng.below(10) })];
         if rng.chance(50) {
             clock.push(json!({ "op": "sweep" }));
@@ -167,11 +181,18 @@ fn file(rng: &mut Rng, n: u64) -> Value {
     })
 }
 
-/// A random order the model can run to its end (nobody sent while waiting), or `None` when the
-/// programs get stuck or the order has a race the model cannot decide.
-fn random_order(rng: &mut Rng, schedule: &Schedule) -> Option<Vec<usize>> {
+/// A random order the model can run to its end (nobody sent while waiting), with the entries
+/// the model marks as races; `None` when the programs get stuck. With `queue_first`, it mostly
+/// sends next the buyer that has sent the fewest entries, so that everyone begins and queues
+/// before anyone finishes.
+fn random_order(
+    rng: &mut Rng,
+    schedule: &Schedule,
+    queue_first: bool,
+) -> Option<(Vec<usize>, Vec<usize>)> {
     let mut engine = Engine::new(schedule);
     let mut order = Vec::new();
+    let mut sent = vec![0usize; schedule.actors().len()];
     loop {
         let ready: Vec<usize> = (0..schedule.actors().len())
             .filter(|&a| engine.blocked(a).is_none())
@@ -179,40 +200,78 @@ fn random_order(rng: &mut Rng, schedule: &Schedule) -> Option<Vec<usize>> {
         if ready.is_empty() {
             break;
         }
-        let a = *rng.pick(&ready);
+        let a = if queue_first && rng.chance(75) {
+            let fewest = ready
+                .iter()
+                .map(|&a| sent[a])
+                .min()
+                .expect("someone is ready");
+            let behind: Vec<usize> = ready
+                .iter()
+                .copied()
+                .filter(|&a| sent[a] == fewest)
+                .collect();
+            *rng.pick(&behind)
+        } else {
+            *rng.pick(&ready)
+        };
         engine.step(a).ok()?;
+        sent[a] += 1;
         order.push(a);
     }
     let stuck = (0..schedule.actors().len()).any(|a| engine.waiting(a));
-    (!stuck && engine.races().is_empty()).then_some(order)
+    (!stuck).then(|| (order, engine.races().to_vec()))
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn random_schedules_run_identically_in_the_model_and_on_postgres() {
-    let count: u64 = std::env::var("RANDOM_SCHEDULES")
+/// The two kinds of random schedule: each its generator and whether its orders queue first.
+#[derive(Clone, Copy, Debug)]
+enum Kind {
+    Mixed,
+    Queues,
+}
+
+impl Kind {
+    fn file(self, rng: &mut Rng, n: u64) -> Value {
+        match self {
+            Kind::Mixed => file(rng, n),
+            Kind::Queues => queues::file(rng, n),
+        }
+    }
+}
+
+/// How many random schedules of each kind, from which seed (`RANDOM_SCHEDULES`,
+/// `RANDOM_SCHEDULES_SEED`).
+fn count_and_seed() -> (usize, u64) {
+    let count = std::env::var("RANDOM_SCHEDULES")
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(150);
-    let seed: u64 = std::env::var("RANDOM_SCHEDULES_SEED")
+    let seed = std::env::var("RANDOM_SCHEDULES_SEED")
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(0x5EA7_5EA7);
-    let url = std::env::var("DATABASE_URL")
-        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into());
-    let pool = PgPoolOptions::new()
-        .max_connections(16)
-        .connect(&url)
-        .await
-        .unwrap_or_else(|e| panic!("cannot reach PostgreSQL at {url} ({e}): set DATABASE_URL"));
+    (count, seed)
+}
+
+/// One random schedule and its order: the file as JSON (for a failure to print), the schedule,
+/// and the entries the model marks as races.
+struct Case {
+    file: Value,
+    schedule: Schedule,
+    races: Vec<usize>,
+}
+
+fn cases(kind: Kind, count: usize, seed: u64) -> Vec<Case> {
     let mut rng = Rng(seed | 1);
     let mut cases = Vec::new();
     let mut n = 0;
-    while cases.len() < count as usize {
+    while cases.len() < count {
         n += 1;
-        let mut file = file(&mut rng, n);
+        let mut file = kind.file(&mut rng, n);
         let schedule = Schedule::parse_json(&file.to_string())
             .unwrap_or_else(|e| panic!("a random schedule the parser refused: {e}\n{file}"));
-        let Some(order) = random_order(&mut rng, &schedule) else {
+        let Some((order, races)) = random_order(&mut rng, &schedule, matches!(kind, Kind::Queues))
+        else {
             continue;
         };
         let names: Vec<&str> = order
@@ -220,26 +279,66 @@ async fn random_schedules_run_identically_in_the_model_and_on_postgres() {
             .map(|&a| schedule.actors()[a].name.as_str())
             .collect();
         file["order"] = json!(names);
-        cases.push((file, schedule.with_order(order)));
+        cases.push(Case {
+            file,
+            schedule: schedule.with_order(order),
+            races,
+        });
     }
-    let results: Vec<(Option<String>, Vec<String>)> = stream::iter(cases)
-        .map(|(file, schedule)| {
+    cases
+}
+
+/// What one case came to: agreed, disagreed where the model named a race, or disagreed.
+enum Verdict {
+    Agreed,
+    RaceTaken,
+    Disagreed(String),
+}
+
+/// Runs every case in the model and on PostgreSQL, several at once (as many as the pool's
+/// connections allow: a run takes one per buyer and one to watch), and holds them to agree.
+async fn run_all(kind: Kind) {
+    let (count, seed) = count_and_seed();
+    let url = std::env::var("DATABASE_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into());
+    const CONNECTIONS: u32 = 20;
+    let pool = PgPoolOptions::new()
+        .max_connections(CONNECTIONS)
+        .connect(&url)
+        .await
+        .unwrap_or_else(|e| panic!("cannot reach PostgreSQL at {url} ({e}): set DATABASE_URL"));
+    let connections = Arc::new(Semaphore::new(CONNECTIONS as usize));
+    let cases = cases(kind, count, seed);
+    let results: Vec<(Verdict, Vec<String>)> = stream::iter(cases)
+        .map(|case| {
             let pool = pool.clone();
+            let connections = connections.clone();
             async move {
-                let simulated = shared::engine::simulate(&schedule)
-                    .map(|t| assess(&schedule, t))
+                let needed = case.schedule.actors().len() as u32 + 1;
+                let _connections = connections.acquire_many(needed).await.expect("open");
+                let schedule = &case.schedule;
+                let simulated = shared::engine::simulate(schedule)
+                    .map(|t| assess(schedule, t))
                     .map_err(|e| format!("the model refused it: {e}"));
-                let real = backend::executor::execute(&pool, &schedule)
+                let real = backend::executor::execute(&pool, schedule)
                     .await
-                    .map(|t| assess(&schedule, t))
+                    .map(|t| assess(schedule, t))
                     .map_err(|e| format!("the executor failed: {e}"));
                 let (differences, seen) = match (simulated, real) {
-                    (Ok(s), Ok(r)) => (compare(&s, &r), what_happened(&schedule, &r)),
+                    (Ok(s), Ok(r)) => (compare(&s, &r), what_happened(schedule, &r)),
                     (s, r) => (vec![format!("{:?} / {:?}", s.err(), r.err())], Vec::new()),
                 };
-                let failure = (!differences.is_empty())
-                    .then(|| format!("{}\n  {}", file, differences.join("\n  ")));
-                (failure, seen)
+                let verdict = if differences.is_empty() {
+                    Verdict::Agreed
+                } else if !case.races.is_empty() {
+                    // The race the model named went the other way: the real run may then
+                    // differ, or stop where the order sends a buyer PostgreSQL still keeps
+                    // waiting (the executor refuses the order then).
+                    Verdict::RaceTaken
+                } else {
+                    Verdict::Disagreed(format!("{}\n  {}", case.file, differences.join("\n  ")))
+                };
+                (verdict, seen)
             }
         })
         .buffer_unordered(6)
@@ -249,10 +348,21 @@ async fn random_schedules_run_identically_in_the_model_and_on_postgres() {
     for seen in results.iter().flat_map(|(_, seen)| seen) {
         *tally.entry(seen.clone()).or_default() += 1;
     }
-    let failures: Vec<&String> = results.iter().filter_map(|(f, _)| f.as_ref()).collect();
+    let failures: Vec<&String> = results
+        .iter()
+        .filter_map(|(v, _)| match v {
+            Verdict::Disagreed(f) => Some(f),
+            _ => None,
+        })
+        .collect();
+    let races_taken = results
+        .iter()
+        .filter(|(v, _)| matches!(v, Verdict::RaceTaken))
+        .count();
     assert!(
         failures.is_empty(),
-        "{} of {count} random schedules (seed {seed}) ran differently on PostgreSQL:\n{}",
+        "{} of {count} random schedules ({kind:?}, seed {seed}) ran differently on PostgreSQL \
+         where the model named no race:\n{}",
         failures.len(),
         failures
             .iter()
@@ -262,23 +372,39 @@ async fn random_schedules_run_identically_in_the_model_and_on_postgres() {
     );
     // What the schedules went through, so that a change of the generator that stops reaching
     // waits, deadlocks or serialization failures shows.
-    eprintln!("random schedules: {count} (seed {seed}) identical in the model and on PostgreSQL; {tally:?}");
-    let wanted = [
-        "a wait",
-        "23505",
-        "40001",
-        "55P03",
-        "25P02",
-        "a retry ran",
-        "ran while held",
-        "a condition skipped it",
-    ];
+    eprintln!(
+        "random schedules ({kind:?}): {count} (seed {seed}): every run agreed with the model or \
+         took a race it named ({races_taken} did); {tally:?}"
+    );
+    let wanted: &[&str] = match kind {
+        Kind::Mixed => &[
+            "a wait",
+            "23505",
+            "40001",
+            "55P03",
+            "25P02",
+            "a retry ran",
+            "ran while held",
+            "a condition skipped it",
+        ],
+        Kind::Queues => &["a wait", "a queue of 3", "40001", "40P01", "a retry ran"],
+    };
     for wanted in wanted {
         assert!(
-            tally.contains_key(wanted),
-            "no random schedule reached {wanted}: the generator no longer covers it"
+            tally.contains_key(*wanted),
+            "no random schedule ({kind:?}) reached {wanted}: the generator no longer covers it"
         );
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn random_schedules_run_identically_in_the_model_and_on_postgres() {
+    run_all(Kind::Mixed).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn deep_queues_of_mixed_isolation_run_identically_in_the_model_and_on_postgres() {
+    run_all(Kind::Queues).await;
 }
 
 /// What a run went through: "a wait" if a statement waited, each SQLSTATE it raised, and
@@ -288,6 +414,10 @@ fn what_happened(schedule: &Schedule, outcome: &shared::Outcome) -> Vec<String> 
     for e in &outcome.entries {
         if !e.trace.waited_for.is_empty() {
             seen.insert("a wait".to_string());
+        }
+        if e.trace.waited_for.len() >= 2 {
+            // The third in a row's queue waits for the two ahead of it.
+            seen.insert("a queue of 3".to_string());
         }
         let actor = schedule
             .actor_index(&e.trace.actor)

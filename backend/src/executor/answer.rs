@@ -36,6 +36,9 @@ pub(crate) fn step(
 ) -> Result<(StepResult, Vec<SeenRow>), ExecError> {
     let raw = match answer {
         Ok(raw) => raw,
+        // The session ended under the statement (a restart, `pg_terminate_backend`): that is
+        // no answer of PostgreSQL's to the schedule, and never a step of the trace.
+        Err(e) if crate::db::Fault::of(&e).is_some() => return Err(e.into()),
         Err(sqlx::Error::Database(e)) => {
             let code = e
                 .code()
@@ -49,7 +52,7 @@ pub(crate) fn step(
                 Vec::new(),
             ));
         }
-        Err(e) => return Err(ExecError::Database(e)),
+        Err(e) => return Err(e.into()),
     };
     let unexpected = |raw: &Raw| ExecError::Unexpected(format!("{} answered {raw:?}", op.name()));
     let result = match (op, &raw) {

@@ -9,9 +9,15 @@
 //! during which it answered.
 //!
 //! A run is a task of its own, bounded in time at every step (set-up and entries by its limit,
-//! clean-up by `session`'s limits), and nothing in it parks the thread that polls it: whatever
-//! happens, `execute` returns within `RUN_TIMEOUT + CLOSE_BOUND`, and the run's schema and
-//! connections are given back.
+//! clean-up by `session`'s limits), and nothing in it parks the thread that polls it. Its
+//! answer comes at its bound at the latest (`execute` returns within `RUN_TIMEOUT +
+//! CLOSE_BOUND`); a clean-up that takes longer (a backend that is stopped, a server that went
+//! away) goes on in the background, and the run's schema and connections are given back.
+//!
+//! A fault (a restart, a killed session, a connection that broke: `db::Fault`) is never an
+//! entry of the trace. Met before the run has sent anything of the schedule (connections that
+//! died with an old server, kept by the pool), the run is tried once more on fresh
+//! connections; otherwise it is an `ExecError` of its own, and stale schemas are swept soon.
 
 mod actor;
 mod answer;
@@ -19,27 +25,30 @@ mod ddl;
 mod monitor;
 mod run;
 mod session;
+mod sweep;
 
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use shared::{Schedule, ScheduleError, Trace};
 use sqlx::PgPool;
+use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
+use tokio::time::Instant;
+
+use crate::db::{self, Fault};
+
+pub use sweep::{request as request_sweep, sweep_every};
 
 /// The hard bound on one run's set-up and entries (its clean-up has bounds of its own).
 pub const RUN_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// The longest `execute_within(…, limit)` can take beyond `limit`: the clean-up's bounds (the
-/// actors' connections, then the schema), and a margin for a loaded machine.
-pub const CLOSE_BOUND: Duration = session::CLOSE_LIMIT.saturating_add(Duration::from_secs(5));
+/// The longest `execute_within(…, limit)` can take beyond `limit`: a margin for a loaded
+/// machine. The clean-up gets until then too; if it needs longer, it goes on in the background.
+pub const CLOSE_BOUND: Duration = Duration::from_secs(2);
 
 /// The first half of the advisory lock key that a run's monitor connection holds, for as long as
 /// the run's schema may exist, on the schema's name (the second half is `hashtext(name)`).
 pub const SCHEMA_LOCK_CLASS: i32 = 0x4c53_6174;
-
-/// How long the search for schemas left behind by dead processes may take.
-const SWEEP_LIMIT: Duration = Duration::from_secs(20);
 
 /// Settings of every connection of a run, beside `shared::sql::SESSION_SETTINGS`. Neither
 /// changes what a statement sees or locks: commits stay visible at once, they are only not
@@ -54,15 +63,49 @@ pub enum ExecError {
     /// The schedule cannot run as written (an entry names an actor whose statement still waits).
     #[error(transparent)]
     Schedule(#[from] ScheduleError),
-    /// The database could not be reached, or a connection broke during the run.
+    /// The database could not be reached (`Fault::Unreachable`), or answered an error that is
+    /// neither data nor a fault.
     #[error("database: {0}")]
-    Database(#[from] sqlx::Error),
+    Database(sqlx::Error),
+    /// The run's connections were lost before it could start, and again on its one retry: the
+    /// database was restarted, or is restarting.
+    #[error("the database was restarted before the run could start: {0}")]
+    Restarted(sqlx::Error),
+    /// A connection was lost while the run was under way: the server restarted, the session
+    /// was ended (`pg_terminate_backend`), or the socket broke. Not the schedule's doing, and
+    /// never a disagreement between the model and PostgreSQL.
+    #[error("a database connection was lost during the run: {0}")]
+    ConnectionLost(sqlx::Error),
     /// The run exceeded its hard bound.
     #[error("the run did not finish within {} s", .0.as_secs())]
     Timeout(Duration),
     /// PostgreSQL answered something the executor cannot read (a bug, not bad input).
     #[error("unexpected answer from PostgreSQL: {0}")]
     Unexpected(String),
+}
+
+impl From<sqlx::Error> for ExecError {
+    /// The one place where a database error becomes a run's error: a lost session is a fault of
+    /// its own, everything else is `Database`.
+    fn from(e: sqlx::Error) -> ExecError {
+        if Fault::is_lost(&e) {
+            ExecError::ConnectionLost(e)
+        } else {
+            ExecError::Database(e)
+        }
+    }
+}
+
+impl ExecError {
+    /// Whether the run failed by a fault of the database (a restart, a killed session, a
+    /// broken connection, a server out of reach), after which a run's schema may be left.
+    pub fn is_fault(&self) -> bool {
+        match self {
+            ExecError::Restarted(_) | ExecError::ConnectionLost(_) => true,
+            ExecError::Database(e) => Fault::of(e).is_some(),
+            _ => false,
+        }
+    }
 }
 
 /// Runs `schedule` on PostgreSQL within `RUN_TIMEOUT`.
@@ -74,10 +117,11 @@ pub async fn execute(pool: &PgPool, schedule: &Schedule) -> Result<Trace, ExecEr
 /// whatever happens: a run that does not finish in time is an `ExecError::Timeout`. Whatever
 /// happens (an error, a timeout, a panic, or the caller dropping this future) the run's schema
 /// is dropped and every connection goes back to the pool outside any transaction and with its
-/// settings reset, or is closed.
+/// settings reset, or is closed: before this returns when the run ended normally (and that
+/// fits in the bound), in the background otherwise.
 ///
 /// The run is a task of its own: it makes progress and keeps its bounds on the runtime's
-/// workers whatever the caller's thread does, and the caller only waits for its end (under a
+/// workers whatever the caller's thread does, and the caller only waits for its answer (under a
 /// timer of its own). Dropping this future aborts the task; its session then cleans up in a
 /// task of its own.
 pub async fn execute_within(
@@ -85,30 +129,48 @@ pub async fn execute_within(
     schedule: &Schedule,
     limit: Duration,
 ) -> Result<Trace, ExecError> {
-    sweep_once(pool);
+    sweep::at_run_start(pool);
+    let bound = Instant::now() + limit + CLOSE_BOUND;
+    let (answer, answered) = oneshot::channel();
     let mut run = AbortOnDrop(tokio::spawn(run_within(
         pool.clone(),
         schedule.clone(),
         limit,
+        answer,
     )));
-    match tokio::time::timeout(limit.saturating_add(CLOSE_BOUND), &mut run.0).await {
-        Ok(Ok(result)) => result,
-        Ok(Err(e)) if e.is_panic() => {
-            let panic = e.into_panic();
-            let message = panic
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_default();
-            Err(ExecError::Unexpected(format!(
-                "the run panicked: {message}"
-            )))
+    let result = match tokio::time::timeout_at(bound, answered).await {
+        Ok(Ok(result)) => {
+            // A run that ended normally gives everything back before this returns (within the
+            // bound); after a fault or a timeout the clean-up may have to wait for the database,
+            // and the answer does not.
+            if !matches!(&result, Err(e) if e.is_fault() || matches!(e, ExecError::Timeout(_))) {
+                let _ = tokio::time::timeout_at(bound, &mut run.0).await;
+            }
+            result
         }
-        Ok(Err(_)) => Err(ExecError::Unexpected(
-            "the run was cancelled: the runtime is shutting down".to_string(),
-        )),
+        // The task ended without an answer: it panicked, or the runtime is shutting down.
+        Ok(Err(_)) => match tokio::time::timeout_at(bound, &mut run.0).await {
+            Ok(Err(e)) if e.is_panic() => {
+                let panic = e.into_panic();
+                let message = panic
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_default();
+                Err(ExecError::Unexpected(format!(
+                    "the run panicked: {message}"
+                )))
+            }
+            _ => Err(ExecError::Unexpected(
+                "the run was cancelled: the runtime is shutting down".to_string(),
+            )),
+        },
         Err(_) => Err(ExecError::Timeout(limit)),
+    };
+    if result.as_ref().is_err_and(ExecError::is_fault) {
+        sweep::request(pool);
     }
+    result
 }
 
 /// Aborts the task when dropped (a no-op once it has finished).
@@ -120,18 +182,28 @@ impl<T> Drop for AbortOnDrop<T> {
     }
 }
 
-/// The run itself: set-up and entries within `limit`, then the clean-up (bounded by its own
-/// limits, `session::CLOSE_LIMIT` in all).
-async fn run_within(pool: PgPool, schedule: Schedule, limit: Duration) -> Result<Trace, ExecError> {
-    let start = tokio::time::Instant::now();
+/// The run itself: set-up and entries within `limit`, its answer sent as soon as it is known,
+/// then the clean-up (bounded by `session`'s own limits).
+async fn run_within(
+    pool: PgPool,
+    schedule: Schedule,
+    limit: Duration,
+    answer: oneshot::Sender<Result<Trace, ExecError>>,
+) {
+    let start = Instant::now();
     let deadline = start + limit;
     // Set-up counts against the bound too: a run that cannot even start must not hang its
     // caller (the half-open session cleans itself up when dropped).
-    let (mut session, completions) =
-        match tokio::time::timeout_at(deadline, session::Session::open(&pool, &schedule)).await {
-            Ok(opened) => opened?,
-            Err(_) => return Err(ExecError::Timeout(limit)),
-        };
+    let (mut session, completions) = match open(&pool, &schedule, deadline).await {
+        Ok(opened) => opened,
+        Err(e) => {
+            let _ = answer.send(Err(match e {
+                OpenError::Timeout => ExecError::Timeout(limit),
+                OpenError::Failed(e) => e,
+            }));
+            return;
+        }
+    };
     let opened = start.elapsed();
     let result = match tokio::time::timeout_at(
         deadline,
@@ -143,6 +215,7 @@ async fn run_within(pool: PgPool, schedule: Schedule, limit: Duration) -> Result
         Err(_) => Err(ExecError::Timeout(limit)),
     };
     let ran = start.elapsed();
+    let _ = answer.send(result);
     session.close().await;
     tracing::debug!(
         open_ms = opened.as_secs_f64() * 1e3,
@@ -150,32 +223,42 @@ async fn run_within(pool: PgPool, schedule: Schedule, limit: Duration) -> Result
         close_ms = (start.elapsed() - ran).as_secs_f64() * 1e3,
         "a run on PostgreSQL"
     );
-    result
+}
+
+enum OpenError {
+    Timeout,
+    Failed(ExecError),
+}
+
+/// Opens the run's session by `deadline`. Connections that turn out dead before anything of
+/// the schedule was sent (the pool kept them from before a restart) cost one more try, after
+/// the pool's dead idle connections are closed; lost again, the database is restarting.
+async fn open(
+    pool: &PgPool,
+    schedule: &Schedule,
+    deadline: Instant,
+) -> Result<(session::Session, session::Completions), OpenError> {
+    let mut retried = false;
+    loop {
+        match tokio::time::timeout_at(deadline, session::Session::open(pool, schedule)).await {
+            Ok(Ok(opened)) => return Ok(opened),
+            Ok(Err(ExecError::ConnectionLost(e))) if !retried => {
+                tracing::info!(error = %e, "a run met a dead connection before it started; trying once more on fresh ones");
+                retried = true;
+                let _ = tokio::time::timeout_at(deadline, db::discard_dead(pool)).await;
+            }
+            Ok(Err(ExecError::ConnectionLost(e))) => {
+                return Err(OpenError::Failed(ExecError::Restarted(e)))
+            }
+            Ok(Err(e)) => return Err(OpenError::Failed(e)),
+            Err(_) => return Err(OpenError::Timeout),
+        }
+    }
 }
 
 /// Drops the run schemas that no live run owns any more (left by a process that was killed or
-/// hung before it could clean up); how many. Safe beside other processes' runs on the same
-/// database: see `session::sweep_stale`.
+/// hung before it could clean up, or by runs that a restart broke); how many. Safe beside other
+/// processes' runs on the same database: see `sweep::sweep`.
 pub async fn sweep_stale_schemas(pool: &PgPool) -> Result<usize, sqlx::Error> {
-    session::sweep_stale(pool).await
-}
-
-/// Sweeps stale schemas once per process, in the background of its first run.
-fn sweep_once(pool: &PgPool) {
-    static SWEPT: AtomicBool = AtomicBool::new(false);
-    if SWEPT.swap(true, Ordering::Relaxed) {
-        return;
-    }
-    let pool = pool.clone();
-    tokio::spawn(async move {
-        match tokio::time::timeout(SWEEP_LIMIT, session::sweep_stale(&pool)).await {
-            Ok(Ok(0)) => {}
-            Ok(Ok(n)) => tracing::info!(
-                dropped = n,
-                "dropped run schemas left behind by processes that are gone"
-            ),
-            Ok(Err(e)) => tracing::warn!(error = %e, "looking for stale run schemas"),
-            Err(_) => tracing::warn!("looking for stale run schemas took too long"),
-        }
-    });
+    sweep::sweep(pool).await.map(|swept| swept.dropped)
 }

@@ -37,6 +37,10 @@ const BLOCKING: &str =
                    from pg_locks l where l.pid = t.pid and not l.granted), '')
   from unnest($1::int4[]) as t(pid)";
 
+/// Of the sessions `$1`, those that are gone.
+const GONE: &str = "select t.pid from unnest($1::int4[]) as t(pid)
+  where not exists (select from pg_stat_activity a where a.pid = t.pid)";
+
 const CANCEL: &str = "select pg_cancel_backend(pid) from unnest($1::int4[]) as t(pid)";
 
 #[derive(Deserialize)]
@@ -128,6 +132,11 @@ pub(crate) async fn blocking(
             awaiting,
         })
         .collect())
+}
+
+/// Of the sessions `pids`, those that are gone (ended from outside, or by a restart).
+pub(crate) async fn gone(conn: &mut PgConnection, pids: &[i32]) -> Result<Vec<i32>, sqlx::Error> {
+    sqlx::query_scalar(GONE).bind(pids).fetch_all(conn).await
 }
 
 /// Cancels the statements the sessions `pids` are running (a session that is idle ignores it).

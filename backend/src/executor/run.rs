@@ -156,11 +156,33 @@ impl<'a> Driver<'a> {
             }
             self.entries[k].tables = tables.clone();
         }
+        self.all_sessions_alive().await?;
         Ok(Trace {
             entries: self.entries,
             initial,
             races: Vec::new(),
         })
+    }
+
+    /// Fails if one of the actors' sessions was ended from outside (`pg_terminate_backend`)
+    /// while idle: that leaves no error on its connection, only its effects (its transaction
+    /// rolled back, its locks freed, whoever waited on them woken), which are no answer of
+    /// PostgreSQL's to the schedule.
+    async fn all_sessions_alive(&mut self) -> Result<(), ExecError> {
+        let gone = monitor::gone(self.session.monitor(), &self.pids).await?;
+        match gone.first().and_then(|&pid| self.actor_of(pid)) {
+            None => Ok(()),
+            Some(a) => Err(ExecError::ConnectionLost(sqlx::Error::Io(
+                std::io::Error::new(
+                    std::io::ErrorKind::ConnectionAborted,
+                    format!(
+                        "the session of {} (backend {}) ended during the run",
+                        self.schedule.actors()[a].name,
+                        self.pids[a]
+                    ),
+                ),
+            ))),
+        }
     }
 
     /// Sends entry `k`, actor `a`'s next statement, and waits for quiescence. Whether something

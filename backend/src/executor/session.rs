@@ -5,7 +5,7 @@
 //! Every step of a clean-up is bounded, and a connection that cannot be made clean in time is
 //! closed, never handed back to the pool half reset. The monitor connection holds an advisory
 //! lock on the schema's name for as long as the schema may exist, so that schemas left behind
-//! by a process that died can be told from those of live runs (`sweep_stale`).
+//! by a process that died can be told from those of live runs (`sweep`).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
@@ -28,8 +28,6 @@ use super::{monitor, ExecError, RUN_SETTINGS, SCHEMA_LOCK_CLASS as LOCK_CLASS};
 const CLEANUP_LIMIT: Duration = Duration::from_secs(25);
 /// How long dropping a run's schema may take.
 const DROP_LIMIT: Duration = Duration::from_secs(20);
-/// The longest a clean-up takes, all its steps together.
-pub(crate) const CLOSE_LIMIT: Duration = CLEANUP_LIMIT.saturating_add(DROP_LIMIT);
 /// How often a clean-up cancels again what still runs.
 const CANCEL_EVERY: Duration = Duration::from_millis(50);
 /// How long one round of cancelling may take on the monitor before the monitor is given up.
@@ -42,8 +40,8 @@ const RESET_LIMIT: Duration = Duration::from_secs(2);
 /// What gives the monitor back as it came: without the run's lock and settings.
 const RESET_MONITOR: &str = "select pg_advisory_unlock_all(); reset all";
 
-/// The end of the name of a schema whose monitor holds its lock (see `sweep_stale`).
-const LOCKED: &str = "_lk";
+/// The end of the name of a schema whose monitor holds its lock (see `sweep::sweep`).
+pub(crate) const LOCKED: &str = "_lk";
 
 static RUNS: AtomicU64 = AtomicU64::new(0);
 
@@ -62,7 +60,7 @@ fn schema_name() -> String {
 }
 
 /// Whether `name` is exactly what `schema_name` makes (so it is safe to splice into SQL).
-fn is_locked_schema_name(name: &str) -> bool {
+pub(crate) fn is_locked_schema_name(name: &str) -> bool {
     let Some(middle) = name
         .strip_prefix("run_")
         .and_then(|rest| rest.strip_suffix(LOCKED))
@@ -118,6 +116,9 @@ impl Drop for Unready {
     }
 }
 
+/// The receiver of a run's answers, one per statement, from all its actors.
+pub(crate) type Completions = mpsc::UnboundedReceiver<Completion>;
+
 pub(crate) struct Session {
     pub schema: String,
     monitor: Option<PoolConnection<Postgres>>,
@@ -130,11 +131,12 @@ pub(crate) struct Session {
 
 impl Session {
     /// Takes the connections, creates and seeds the run's schema, and sets every actor's
-    /// connection up for it. Returns the receiver of the actors' answers.
+    /// connection up for it. Returns the receiver of the actors' answers. A session that fails
+    /// half-way cleans up in the background (so that a retry need not wait for it).
     pub async fn open(
         pool: &PgPool,
         schedule: &Schedule,
-    ) -> Result<(Session, mpsc::UnboundedReceiver<Completion>), ExecError> {
+    ) -> Result<(Session, Completions), ExecError> {
         let schema = schema_name();
         let (completions_tx, completions) = mpsc::unbounded_channel();
         let mut session = Session {
@@ -144,13 +146,9 @@ impl Session {
             pool: pool.clone(),
             created: false,
         };
-        match session.prepare(schedule, completions_tx).await {
-            Ok(()) => Ok((session, completions)),
-            Err(e) => {
-                session.close().await;
-                Err(e)
-            }
-        }
+        // On an error the session is dropped here, which spawns its clean-up.
+        session.prepare(schedule, completions_tx).await?;
+        Ok((session, completions))
     }
 
     async fn prepare(
@@ -260,7 +258,8 @@ impl Session {
 
     /// Cancels whatever still waits, ends every actor's transaction, resets and returns the
     /// connections, then drops the schema. Never fails: what cannot be cleaned is closed.
-    /// Takes at most `CLOSE_LIMIT`. The clean-up is a task of its own, so that it completes
+    /// Takes at most `CLEANUP_LIMIT + DROP_LIMIT`; what it could not drop by then is left to
+    /// the sweep (`sweep::owe`). The clean-up is a task of its own, so that it completes
     /// even if this future is dropped half-way.
     pub async fn close(mut self) {
         let cleanup = tokio::spawn(self.take().run());
@@ -350,16 +349,20 @@ impl Cleanup {
             // Their tasks close their connections at once instead of handing them back.
             self.actors.iter_mut().for_each(ActorConn::kill);
         }
-        if tokio::time::timeout(DROP_LIMIT, self.drop_schema())
-            .await
-            .is_err()
-        {
-            tracing::error!(schema = %self.schema, "dropping a run's schema did not finish in time");
-        }
+        let dropped = match tokio::time::timeout(DROP_LIMIT, self.drop_schema()).await {
+            Ok(dropped) => dropped,
+            Err(_) => {
+                tracing::warn!(schema = %self.schema, "dropping a run's schema did not finish in time; it is left to the sweep");
+                false
+            }
+        };
         // A monitor still here was not made clean: it may be half-way through a statement, or
-        // still hold the run's settings and lock.
+        // still hold the run's settings and lock. Closing it frees the lock for the sweep.
         if let Some(monitor) = self.monitor.take() {
             discard(monitor);
+        }
+        if !dropped {
+            super::sweep::owe(&self.pool, &self.schema);
         }
     }
 
@@ -415,12 +418,12 @@ impl Cleanup {
     }
 
     /// Drops the schema on the monitor (or on a fresh connection if the monitor broke or is
-    /// stuck), then resets the monitor and gives it back.
-    async fn drop_schema(&mut self) {
+    /// stuck), then resets the monitor and gives it back. Whether the schema is gone.
+    async fn drop_schema(&mut self) -> bool {
         if !self.created {
             // Nothing was sent on the monitor: it goes back as it came.
             self.monitor.take();
-            return;
+            return true;
         }
         let sql = format!("drop schema if exists \"{}\" cascade", self.schema);
         if let Some(monitor) = self.monitor.as_mut() {
@@ -433,7 +436,7 @@ impl Cleanup {
                         // Clean: back to the pool (otherwise `run` closes it).
                         self.monitor.take();
                     }
-                    return;
+                    return true;
                 }
                 Ok(Err(e)) => {
                     tracing::warn!(error = %e, schema = %self.schema, "dropping a run's schema; retrying")
@@ -457,57 +460,15 @@ impl Cleanup {
             }
             dropped
         };
-        if let Err(e) = retry.await {
-            tracing::error!(error = %e, schema = %self.schema, "a run's schema could not be dropped");
+        match retry.await {
+            Ok(_) => true,
+            Err(e) => {
+                // Its lock dies with the monitor's session: the sweep will find it stale.
+                tracing::warn!(error = %e, schema = %self.schema, "a run's schema could not be dropped; it is left to the sweep");
+                false
+            }
         }
     }
-}
-
-/// Drops the run schemas that no run owns any more (those of a process that was killed or hung
-/// before it could clean up); how many it dropped.
-///
-/// A run's monitor holds an advisory lock on its schema's name from before the schema exists
-/// until it is dropped, and a lock dies with its session: a schema whose lock can be taken
-/// belongs to no live run, whichever process or machine made it, so this is safe beside other
-/// processes running runs on the same database. Schemas named without the lock (by older
-/// builds) are left alone: nothing tells whether their run is still alive.
-pub async fn sweep_stale(pool: &PgPool) -> Result<usize, sqlx::Error> {
-    let mut conn = pool.acquire().await?;
-    // Closed afterwards rather than handed back: it may still hold a lock if this is dropped
-    // half-way.
-    conn.close_on_drop();
-    let names: Vec<String> =
-        sqlx::query_scalar("select nspname::text from pg_namespace where nspname like $1")
-            .bind(format!("run\\_%{}", LOCKED.replace('_', "\\_")))
-            .fetch_all(&mut *conn)
-            .await?;
-    let mut dropped = 0;
-    for name in names.into_iter().filter(|n| is_locked_schema_name(n)) {
-        let stale: bool = sqlx::query_scalar("select pg_try_advisory_lock($1, hashtext($2))")
-            .bind(LOCK_CLASS)
-            .bind(&name)
-            .fetch_one(&mut *conn)
-            .await?;
-        if !stale {
-            continue;
-        }
-        // A dead process's backend may still hold locks in it for a moment: skip it then.
-        let sql = format!(
-            "select set_config('client_min_messages', 'warning', true), \
-                    set_config('lock_timeout', '2s', true); \
-             drop schema if exists \"{name}\" cascade"
-        );
-        match monitor::simple(&mut conn, &sql).await {
-            Ok(_) => dropped += 1,
-            Err(e) => tracing::debug!(error = %e, schema = %name, "a stale schema was not dropped"),
-        }
-        sqlx::query("select pg_advisory_unlock($1, hashtext($2))")
-            .bind(LOCK_CLASS)
-            .bind(&name)
-            .execute(&mut *conn)
-            .await?;
-    }
-    Ok(dropped)
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@ use serde_json::json;
 use shared::ScheduleError;
 
 use super::listener::BodyTimeout;
+use crate::db::Fault;
 use crate::executor::ExecError;
 use crate::replay::ReplayError;
 
@@ -51,6 +52,16 @@ pub enum ApiError {
     DatabaseDown(sqlx::Error),
     #[error("a run did not finish in time: {0}")]
     RunTimeout(ExecError),
+    /// The database was restarted (or is restarting) and did not take the run.
+    #[error("the database was restarted: {0}")]
+    DatabaseRestarted(ExecError),
+    /// A connection was lost during the run: a restart, or a session that was ended.
+    #[error("a connection was lost during the run: {0}")]
+    ConnectionLost(ExecError),
+    /// The server has not connected to the database yet (it keeps trying); why, in words fit
+    /// for the client.
+    #[error("the database is not ready: {0}")]
+    NotReady(String),
     #[error("internal: {0}")]
     Internal(String),
 }
@@ -80,12 +91,9 @@ impl From<ExecError> for ApiError {
             ExecError::Schedule(e) => ApiError::CannotRun(e),
             // A pool that times out is one that cannot connect (runs never exhaust it: they
             // queue for a turn first), or one shared with more work than it can take.
-            ExecError::Database(
-                e @ (sqlx::Error::PoolTimedOut
-                | sqlx::Error::Io(_)
-                | sqlx::Error::Tls(_)
-                | sqlx::Error::PoolClosed),
-            ) => ApiError::DatabaseDown(e),
+            ExecError::Database(e) if Fault::of(&e).is_some() => ApiError::DatabaseDown(e),
+            ExecError::Restarted(_) => ApiError::DatabaseRestarted(e),
+            ExecError::ConnectionLost(_) => ApiError::ConnectionLost(e),
             ExecError::Timeout(_) => ApiError::RunTimeout(e),
             e => ApiError::Internal(e.to_string()),
         }
@@ -153,6 +161,21 @@ impl IntoResponse for ApiError {
                 StatusCode::SERVICE_UNAVAILABLE,
                 None,
                 "the run did not finish in time on PostgreSQL: try again".to_string(),
+            ),
+            ApiError::DatabaseRestarted(_) => (
+                StatusCode::SERVICE_UNAVAILABLE,
+                None,
+                "the database was restarted and is not taking runs yet: try again in a moment".to_string(),
+            ),
+            ApiError::ConnectionLost(_) => (
+                StatusCode::SERVICE_UNAVAILABLE,
+                None,
+                "a database connection was lost during the run (PostgreSQL was restarted, or the session was ended): nothing of it is reported; try again".to_string(),
+            ),
+            ApiError::NotReady(reason) => (
+                StatusCode::SERVICE_UNAVAILABLE,
+                None,
+                format!("the database is not available yet: {reason}; the server keeps trying to connect: try again in a moment"),
             ),
             ApiError::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, None, "internal error".to_string()),
         };

@@ -18,6 +18,7 @@ mod stall;
 
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::extract::{DefaultBodyLimit, Request, State};
 use axum::http::header::{CONTENT_SECURITY_POLICY, CONTENT_TYPE};
@@ -37,6 +38,8 @@ use admission::{Admission, Rules};
 pub use error::ApiError;
 pub use listener::Limits;
 
+use crate::db;
+
 /// The largest schedule file `POST /api/runs` takes.
 pub const RUN_BODY_LIMIT: usize = 64 * 1024;
 
@@ -48,6 +51,10 @@ pub struct AppState {
     /// The run queue: one slot per run that the pool can serve at once, so that concurrent runs
     /// never each hold half the connections they need, shared fairly between clients.
     admission: Arc<Admission>,
+    /// Whether the database is connected and migrated (`serve` starts before it is).
+    readiness: db::Readiness,
+    /// The bound on one run (`executor::RUN_TIMEOUT`; tests shorten it).
+    run_limit: Duration,
 }
 
 impl AppState {
@@ -59,6 +66,8 @@ impl AppState {
             pool,
             dist,
             admission: Admission::new(Rules::for_slots(slots)),
+            readiness: db::Readiness::ready(),
+            run_limit: crate::executor::RUN_TIMEOUT,
         }
     }
 
@@ -71,6 +80,19 @@ impl AppState {
     /// The admission rules in force.
     pub fn admission_rules(&self) -> &Rules {
         self.admission.rules()
+    }
+
+    /// The same, on a database that `readiness` says may not be up yet: until it is, health
+    /// and runs answer 503 with the reason.
+    pub fn with_readiness(mut self, readiness: db::Readiness) -> AppState {
+        self.readiness = readiness;
+        self
+    }
+
+    /// The same, with another bound on each run.
+    pub fn with_run_limit(mut self, limit: Duration) -> AppState {
+        self.run_limit = limit;
+        self
     }
 }
 

@@ -16,14 +16,25 @@ use super::client::ClientAddr;
 use super::cost::Cost;
 use super::headers::require_json;
 use super::{ApiError, AppState};
+use crate::db::{self, Fault};
 use crate::replay::{self, Report};
 
 /// How long a health check waits for the database.
 const HEALTH_LIMIT: Duration = Duration::from_secs(2);
 
-/// `GET /api/health`: the server is up, and so is the database.
+/// `GET /api/health`: the server is up, and so is the database. Until the server has connected
+/// (and migrated), a 503 that says why not; after a restart, the connections the pool kept
+/// from before are closed and the question asked once more, so that a database that is back
+/// is reported up.
 pub async fn health(State(state): State<AppState>) -> Result<Json<Value>, ApiError> {
-    match tokio::time::timeout(HEALTH_LIMIT, sqlx::query("select 1").execute(&state.pool)).await {
+    state.readiness.check().map_err(ApiError::NotReady)?;
+    let ask = || tokio::time::timeout(HEALTH_LIMIT, sqlx::query("select 1").execute(&state.pool));
+    let mut answer = ask().await;
+    if matches!(&answer, Ok(Err(e)) if Fault::is_lost(e)) {
+        db::discard_dead(&state.pool).await;
+        answer = ask().await;
+    }
+    match answer {
         Ok(Ok(_)) => Ok(Json(json!({ "status": "ok", "database": "up" }))),
         Ok(Err(e)) => Err(ApiError::DatabaseDown(e)),
         Err(_) => Err(ApiError::DatabaseDown(sqlx::Error::PoolTimedOut)),
@@ -57,6 +68,7 @@ pub async fn create_run(
         ))
     })?;
     let schedule = Schedule::parse_json(text).map_err(ApiError::BadSchedule)?;
+    state.readiness.check().map_err(ApiError::NotReady)?;
     let cost = Cost::of(&shared::engine::simulate(&schedule).map_err(ApiError::CannotRun)?);
     let _turn = state
         .admission
@@ -72,5 +84,7 @@ pub async fn create_run(
                 waited,
             },
         })?;
-    Ok(Json(replay::replay(&state.pool, &schedule).await?))
+    Ok(Json(
+        replay::replay_within(&state.pool, &schedule, state.run_limit).await?,
+    ))
 }

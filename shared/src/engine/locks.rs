@@ -10,6 +10,16 @@
 //! the version, its queue breaks up: each waiter in turn finds the row replaced (TM_Updated)
 //! and fails (REPEATABLE READ, SERIALIZABLE) or re-checks and queues on the newest version.
 //!
+//! What a waiter does when the version it queued on is replaced depends on what it saw when its
+//! wait began (the tuple's infomask, read before it slept): a locking read that saw the holder
+//! had already *updated* the row locks the rest of the update chain after its wait
+//! (heap_lock_updated_tuple), holding on to the tuple lock, so the queue behind it stays in
+//! order; one that saw a lock only, like an UPDATE, finds the row replaced (TM_Updated), lets
+//! go of the tuple lock at once and goes for the newest version, and so do all the others
+//! behind it, one woken by the other in a quick cascade: they reach the newest version in
+//! whichever order the machine runs them. The model keeps their queue order and marks the
+//! entry as a race.
+//!
 //! When a holder ends, the woken head of the queue proceeds first, even if another statement
 //! woken by the same commit reaches the row before it runs. (In PostgreSQL that is a race:
 //! heap_update finds the row unlocked and does not ask for the tuple lock; the head, with
@@ -44,6 +54,37 @@ pub(crate) struct Wait {
     /// Its deadlock check has run and found no cycle through it: PostgreSQL checks once per
     /// wait, so it never fails this wait for a deadlock (see `mark_checked`).
     pub checked: bool,
+    /// The row's holder when this waiter last read the row (as it joined the queue, or as it
+    /// moved up to a holder other than the one it saw), and whether that holder had already
+    /// updated the row then: a locking read that saw an update follows the update chain after
+    /// its wait instead of letting go (see the module's comment).
+    pub seen: Option<TxId>,
+    pub saw_update: bool,
+    /// As the head of its queue, it follows the update chain: it waits for `holder`, the
+    /// holder of the row's newest version, and keeps its place (the tuple lock) meanwhile,
+    /// so the queue behind it waits for it (heap_lock_updated_tuple runs inside
+    /// heap_lock_tuple, before the tuple lock is let go).
+    pub chain: bool,
+}
+
+impl Wait {
+    /// Whether a locking read woken from this wait, its version replaced by `updater`'s
+    /// committed update, locks the newest version along the update chain before it lets go
+    /// of its place: it was already following the chain, or it saw that very update begin.
+    /// (Had it seen another holder's update, since rolled back, its walk along that chain
+    /// ends at once; it reads the row again and finds it replaced: TM_Updated.)
+    pub fn follows_updates(&self, updater: Option<TxId>) -> bool {
+        match self.on {
+            WaitOn::Row(..) => self.chain || (self.saw_update && self.seen == updater),
+            WaitOn::Update(..) => true,
+            WaitOn::Xact(_) => false,
+        }
+    }
+}
+
+/// Whether `tx` is still running and has written the newest version of `seat`.
+fn updating(db: &Db, seat: usize, tx: Option<TxId>) -> bool {
+    tx.is_some_and(|t| db.is_active(t) && db.versions[db.newest[seat] as usize].xmin == t)
 }
 
 /// The row locks and who waits for what.
@@ -120,7 +161,11 @@ impl Locks {
             had.filter(|h| h.on == on)
                 .is_none_or(|h| o.queued < h.queued)
         };
-        let chain = had.is_some_and(|h| matches!(h.on, WaitOn::Update(s, _) if s == seat as u8));
+        let chain = had.is_some_and(|h| match h.on {
+            WaitOn::Update(s, _) => s == seat as u8,
+            WaitOn::Row(s, _) => h.chain && s == seat as u8,
+            WaitOn::Xact(_) => false,
+        });
         match self.holder[seat] {
             Some(h) => h != tx,
             // Woken from following this row's update chain, it re-fetches the row at once and
@@ -163,20 +208,22 @@ impl Locks {
     }
 
     /// `actor` joins the queue of version `tid` of `seat`, or goes back to waiting in the
-    /// place it had (`had`: its wait before it was woken, if it was for that version).
-    pub fn enqueue(&mut self, actor: usize, seat: usize, tid: VerId, had: Option<Wait>) {
+    /// place it had (`had`: its wait before it was woken, if it was for that version). It
+    /// reads the row as it does (`seen`, `saw_update`).
+    pub fn enqueue(&mut self, actor: usize, seat: usize, tid: VerId, had: Option<Wait>, db: &Db) {
         let on = WaitOn::Row(seat as u8, tid);
         let (queued, head) = match had.filter(|w| w.on == on) {
             Some(w) => (w.queued, w.head),
             None => {
                 if had.is_some() {
                     // It left the queue of another version: the next there moves up first.
-                    self.promote_heads();
+                    self.promote_heads(db);
                 }
                 (self.tick(), self.queued_on(on).next().is_none())
             }
         };
-        let holder = if head { self.holder[seat] } else { None };
+        let seen = self.holder[seat];
+        let holder = if head { seen } else { None };
         let t = self.tick();
         self.waits[actor] = Some(Wait {
             on,
@@ -185,6 +232,24 @@ impl Locks {
             head,
             holder,
             checked: false,
+            seen,
+            saw_update: updating(db, seat, seen),
+            chain: false,
+        });
+    }
+
+    /// `actor`, the head of a row's queue (`place`: its wait there), follows the row's update
+    /// chain to a newer version that `other` holds, and waits for `other` in its place: a new
+    /// wait, with a deadlock timer of its own.
+    pub fn wait_on_chain(&mut self, actor: usize, place: Wait, other: TxId) {
+        let t = self.tick();
+        self.waits[actor] = Some(Wait {
+            since: t,
+            head: true,
+            holder: Some(other),
+            checked: false,
+            chain: true,
+            ..place
         });
     }
 
@@ -198,6 +263,9 @@ impl Locks {
             head: true,
             holder: Some(other),
             checked: false,
+            seen: Some(other),
+            saw_update: false,
+            chain: false,
         });
     }
 
@@ -246,25 +314,37 @@ impl Locks {
             WaitOn::Row(seat, tid) => {
                 w.head
                     && (w.holder.is_none_or(|h| !db.is_active(h))
-                        || db.replaced(seat as usize, tid))
+                        || (!w.chain && db.replaced(seat as usize, tid)))
             }
         }
     }
 
     /// Makes the first waiter of each queue its head: it now waits for the row's holder, a
-    /// new wait.
-    pub fn promote_heads(&mut self) {
+    /// new wait. Given the tuple lock, it waits for the holder it saw as it queued; if that
+    /// one has ended and another holds the row (its version not replaced), it reads the row
+    /// again, and sees what the one ahead of it did to the row before it let go.
+    pub fn promote_heads(&mut self, db: &Db) {
         for a in 0..self.waits.len() {
             let Some(w) = self.waits[a] else { continue };
-            let WaitOn::Row(seat, _) = w.on else { continue };
+            let WaitOn::Row(seat, tid) = w.on else {
+                continue;
+            };
             if !w.head && self.queued_on(w.on).all(|(_, o)| o.queued >= w.queued) {
                 let t = self.tick();
-                let holder = self.holder[seat as usize];
+                let seat = seat as usize;
+                let holder = self.holder[seat];
+                // A version replaced by a committed update is not read again: the waiter goes
+                // by what it saw as it queued.
+                let reread = holder != w.seen && !db.replaced(seat, tid);
                 let w = self.waits[a].as_mut().expect("a waiter");
                 w.head = true;
                 w.since = t;
                 w.holder = holder;
                 w.checked = false;
+                if reread {
+                    w.seen = holder;
+                    w.saw_update = updating(db, seat, holder);
+                }
             }
         }
     }

@@ -333,7 +333,7 @@ impl<'s> Engine<'s> {
         }
         let mut broken = false;
         loop {
-            self.locks.promote_heads();
+            self.locks.promote_heads(&self.db);
             let next = (0..self.running.len())
                 .filter(|&a| self.running[a].is_some() && self.locks.runnable(a, &self.db))
                 .min_by_key(|&a| self.locks.since(a));

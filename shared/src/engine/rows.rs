@@ -36,18 +36,39 @@ impl Engine<'_> {
         // it waits only if the version after ours is the newest committed one.)
         let newest_committed = self.db.visible(seat, self.db.latest(), NOBODY);
         let chain_lock = resumed
-            && matches!(r.kind, Kind::Lock(Wait::Wait) | Kind::Confirm(_))
+            && self.follows_chain(r, seat, v)
             && self.db.successor(seat, v) == Some(newest_committed);
         let other = self.locks.holder[seat].filter(|&h| h != r.tx);
         if !replaced && self.db.replaced(seat, v) {
             if let (true, Some(h)) = (chain_lock, other) {
-                return self.follow_chain(actor, r, seat, (v, false), h);
+                return self.follow_chain(actor, r, seat, (v, false, true), h);
             }
             if self.isolation(r.tx) != Isolation::ReadCommitted {
+                if chain_lock {
+                    // The walk along the chain locks the newest version before the statement
+                    // finds its own version replaced and fails: the lock stays until the
+                    // transaction ends.
+                    let k = self.log.len();
+                    if r.woken_in == Some(k)
+                        && from_chain(r)
+                        && self.others_set_free_for(seat, actor)
+                    {
+                        self.race();
+                    }
+                    self.locks.take(seat, r.tx, k);
+                    self.db.assign_xid(r.tx);
+                }
                 self.leave_queue(r);
                 return Visit::Fail(concurrent_update());
             }
             replaced = true;
+        }
+        if replaced
+            && !chain_lock
+            && r.woken.is_some_and(|w| matches!(w.on, WaitOn::Row(..)))
+            && self.breaks_up_queue(actor, r)
+        {
+            self.race();
         }
         let k = self.log.len();
         let woken_now = r.woken_in == Some(k);
@@ -61,7 +82,7 @@ impl Engine<'_> {
         if let (true, Some(h)) = (replaced, other) {
             let updating = self.db.versions[self.db.newest[seat] as usize].xmin == h;
             if chain_lock || updating {
-                return self.follow_chain(actor, r, seat, (v, replaced), h);
+                return self.follow_chain(actor, r, seat, (v, replaced, chain_lock), h);
             }
         }
         let tid = newest_committed;
@@ -74,16 +95,22 @@ impl Engine<'_> {
             // PostgreSQL they run at once, and either may get it.
             self.race();
         }
+        if woken_now && from_chain(r) && self.others_set_free_for(seat, actor) {
+            // Woken from following the row's update chain, it takes the row ahead of the head
+            // of the newest version's queue, whom the same commit or rollback set free: the
+            // walk asks for no tuple lock, so in PostgreSQL either may get it.
+            self.race();
+        }
         self.locks.take(seat, r.tx, k);
         if woken_now {
             self.locks.lock_by_woken(seat, k);
         }
-        if replaced && matches!(r.kind, Kind::Update(_)) && self.breaks_up_queue(actor, r) {
-            self.race();
-        }
-        self.leave_queue(r);
         self.db.assign_xid(r.tx);
-        self.lock_row(r, seat, if replaced { None } else { Some(v) })
+        let visit = self.lock_row(r, seat, if replaced { None } else { Some(v) });
+        // It lets go of the tuple lock once it has locked (and, an UPDATE, written) the row:
+        // the next in line reads the row as this statement left it.
+        self.leave_queue(r);
+        visit
     }
 
     /// Fetches the version of `seat` that the statement's snapshot sees and evaluates its
@@ -127,7 +154,8 @@ impl Engine<'_> {
                 Visit::Done(None)
             }
             _ => {
-                self.locks.enqueue(actor, seat, tid, r.woken.take());
+                self.locks
+                    .enqueue(actor, seat, tid, r.woken.take(), &self.db);
                 r.pending = Some((seat as u8, v, replaced));
                 Visit::Wait
             }
@@ -135,14 +163,15 @@ impl Engine<'_> {
     }
 
     /// Waits for `holder`, which holds a newer version of a row that this statement found
-    /// replaced, outside the row's queue: EvalPlanQual and the update-chain locking of a
-    /// locking read wait for the transaction itself, without the tuple lock.
+    /// replaced. EvalPlanQual waits for the transaction itself, outside the row's queue; a
+    /// locking read that follows the update chain from the head of the queue (`chain`) waits
+    /// in its place there, keeping the tuple lock, so the waiters behind it stay behind it.
     fn follow_chain(
         &mut self,
         actor: usize,
         r: &mut Running,
         seat: usize,
-        (v, replaced): (VerId, bool),
+        (v, replaced, chain): (VerId, bool, bool),
         holder: TxId,
     ) -> Visit {
         if matches!(r.kind, Kind::Lock(Wait::Nowait)) {
@@ -156,14 +185,26 @@ impl Engine<'_> {
             return Visit::Done(None);
         }
         let update = matches!(r.kind, Kind::Update(_));
-        if update && resumed_now(r) && self.locks.taken_during(seat, self.log.len()) {
+        if (update && resumed_now(r) || from_chain(r))
+            && self.locks.taken_during(seat, self.log.len())
+        {
             // The holder took the row in this very wake-up: PostgreSQL races between its lock
-            // and its update (an UPDATE's re-check that meets the lock alone queues for it).
+            // and its update (an UPDATE's re-check that meets the lock alone queues for it),
+            // or between it and this walk along the chain, which asks for no tuple lock.
             self.race();
         }
-        self.leave_queue(r);
-        self.locks
-            .wait_for_tx(actor, holder, WaitOn::Update(seat as u8, holder));
+        match r.woken.take() {
+            // Following the chain from its place at the head of the row's queue, it keeps it.
+            Some(place) if chain && matches!(place.on, WaitOn::Row(..)) => {
+                self.locks.wait_on_chain(actor, place, holder);
+            }
+            woken => {
+                r.woken = woken;
+                self.leave_queue(r);
+                self.locks
+                    .wait_for_tx(actor, holder, WaitOn::Update(seat as u8, holder));
+            }
+        }
         r.pending = Some((seat as u8, v, replaced));
         Visit::Wait
     }
@@ -195,21 +236,52 @@ impl Engine<'_> {
         Visit::Done(Some(target))
     }
 
-    /// Whether the UPDATE `r`, woken at the head of a row's queue to find the version it
-    /// queued on replaced, leaves behind waiters whose outcome depends on who goes first: in
-    /// PostgreSQL it lets go of that version's tuple lock before it locks the newest one,
-    /// which wakes the next in line at once, and both go for the newest version. (A locking
-    /// read locks the newest version before it lets go; a REPEATABLE READ or SERIALIZABLE
-    /// UPDATE behind it fails alike either way.)
+    /// Whether `r`, woken at the head of a row's queue to find the version it queued on
+    /// replaced, and not following the update chain (an UPDATE, or a locking read that did
+    /// not see that update begin), leaves behind waiters whose outcome depends on who goes
+    /// first: in PostgreSQL it lets go of that version's tuple lock before it goes for the
+    /// newest one, which wakes the next in line at once, and both go for the newest version.
+    /// (A REPEATABLE READ or SERIALIZABLE waiter behind it that does not follow the chain
+    /// fails alike either way.)
     fn breaks_up_queue(&self, actor: usize, r: &Running) -> bool {
-        let Some(on) = r.woken.map(|w| w.on) else {
+        let Some(on @ WaitOn::Row(seat, tid)) = r.woken.map(|w| w.on) else {
             return false;
         };
+        let (seat, v) = (seat as usize, tid);
         self.locks.others_queued_on(on, actor).any(|b| {
             self.running[b].as_ref().is_some_and(|other| {
-                !(matches!(other.kind, Kind::Update(_))
-                    && self.isolation(other.tx) != Isolation::ReadCommitted)
+                self.isolation(other.tx) == Isolation::ReadCommitted
+                    || self.locks.waits[b].is_some_and(|w| {
+                        is_locking_read(other) && w.follows_updates(self.updater_of(seat, v))
+                    })
             })
+        })
+    }
+
+    /// Whether the locking read `r`, woken from its wait for `seat` with version `v` replaced,
+    /// walks the update chain (see `Wait::follows_updates`).
+    fn follows_chain(&self, r: &Running, seat: usize, v: VerId) -> bool {
+        is_locking_read(r)
+            && r.woken
+                .is_some_and(|w| w.follows_updates(self.updater_of(seat, v)))
+    }
+
+    /// The transaction whose update replaced version `v` of `seat`, if one did.
+    fn updater_of(&self, seat: usize, v: VerId) -> Option<TxId> {
+        self.db
+            .successor(seat, v)
+            .map(|s| self.db.versions[s as usize].xmin)
+    }
+
+    /// Whether another statement queued for `seat` has had its wait ended (by the commit or
+    /// rollback being settled) and has not run yet.
+    fn others_set_free_for(&self, seat: usize, actor: usize) -> bool {
+        (0..self.running.len()).any(|b| {
+            b != actor
+                && self.running[b].is_some()
+                && self.locks.waits[b]
+                    .is_some_and(|w| matches!(w.on, WaitOn::Row(s, _) if s as usize == seat))
+                && self.locks.runnable(b, &self.db)
         })
     }
 
@@ -226,7 +298,7 @@ impl Engine<'_> {
     /// before this statement goes on to other rows.
     fn leave_queue(&mut self, r: &mut Running) {
         if r.woken.take().is_some() {
-            self.locks.promote_heads();
+            self.locks.promote_heads(&self.db);
         }
     }
 
@@ -299,7 +371,21 @@ fn updated(upd: Upd, clock: i64) -> SeatVal {
     }
 }
 
+/// Whether `r` is a locking read that waits for its rows (FOR UPDATE, or the confirm
+/// function's).
+fn is_locking_read(r: &Running) -> bool {
+    matches!(r.kind, Kind::Lock(Wait::Wait) | Kind::Confirm(_))
+}
+
 /// Whether `r` is running because a commit or rollback woke it during this entry.
 fn resumed_now(r: &Running) -> bool {
     r.woken.is_some()
+}
+
+/// Whether `r` was woken from waiting on a row's update chain itself (not from behind the
+/// tuple lock of an older version, which its predecessor held until it had locked the newer
+/// one).
+fn from_chain(r: &Running) -> bool {
+    r.woken
+        .is_some_and(|w| w.chain || matches!(w.on, WaitOn::Update(..)))
 }
