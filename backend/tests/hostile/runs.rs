@@ -10,7 +10,7 @@ async fn a_run_that_finds_no_slot_in_time_is_a_503_with_retry_after() {
     };
     let addr = spawn_with(Limits::default(), Some(rules), None).await;
     let slow = tokio::spawn(post_json(client_from("127.0.0.1"), addr, deadlocks(1, 3)));
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
     let (status, headers, body) =
         json_message(post_json(client_from("127.0.0.2"), addr, GOOD.to_string()).await).await;
     assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{body}");
@@ -76,7 +76,7 @@ async fn cheap_runs_pass_while_slow_ones_hold_the_expensive_slots() {
     let slow: Vec<_> = (0..2)
         .map(|_| tokio::spawn(post_json(client_from("127.0.0.1"), addr, deadlocks(1, 3))))
         .collect();
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
     let response = post_json(client_from("127.0.0.2"), addr, GOOD.to_string()).await;
     assert_eq!(response.status(), StatusCode::OK);
     assert!(
