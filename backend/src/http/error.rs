@@ -4,12 +4,14 @@
 //! logged and never sent.
 
 use axum::extract::rejection::BytesRejection;
-use axum::http::StatusCode;
+use axum::http::header::{ALLOW, CONNECTION, RETRY_AFTER};
+use axum::http::{HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::json;
 use shared::ScheduleError;
 
+use super::listener::BodyTimeout;
 use crate::db::Fault;
 use crate::executor::ExecError;
 use crate::replay::ReplayError;
@@ -28,8 +30,24 @@ pub enum ApiError {
     BadBody(BytesRejection),
     #[error("no such API route")]
     NotFound,
+    /// `POST /api/runs` without `Content-Type: application/json` (what it had instead).
+    #[error("unsupported content type {0:?}")]
+    NotJson(Option<String>),
+    #[error("the body did not arrive in time: {0}")]
+    BodyTimeout(BodyTimeout),
+    /// The run would cost PostgreSQL more than the server allows (`cost.rs`); the message says
+    /// how much and what to do.
+    #[error("too costly: {0}")]
+    TooCostly(String),
+    /// No slot for the run: try again after `retry_after` seconds.
     #[error("too many runs at once")]
-    Busy,
+    Busy { retry_after: u64, waited: bool },
+    /// The route exists but not with this method; `allow` lists the methods it takes.
+    #[error("method {method} not allowed")]
+    MethodNotAllowed { method: String, allow: String },
+    /// The request's address or headers are larger than the server reads.
+    #[error("{message}")]
+    HeadTooLarge { status: StatusCode, message: String },
     #[error("database unavailable: {0}")]
     DatabaseDown(sqlx::Error),
     #[error("a run did not finish in time: {0}")]
@@ -50,6 +68,13 @@ pub enum ApiError {
 
 impl From<BytesRejection> for ApiError {
     fn from(rejection: BytesRejection) -> ApiError {
+        let mut source: Option<&(dyn std::error::Error + 'static)> = Some(&rejection);
+        while let Some(e) = source {
+            if let Some(timeout) = e.downcast_ref::<BodyTimeout>() {
+                return ApiError::BodyTimeout(BodyTimeout(timeout.0));
+            }
+            source = e.source();
+        }
         if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
             ApiError::TooLarge {
                 limit: super::RUN_BODY_LIMIT,
@@ -96,11 +121,37 @@ impl IntoResponse for ApiError {
             ),
             ApiError::BadBody(r) => (r.status(), Some("body".to_string()), r.body_text()),
             ApiError::NotFound => (StatusCode::NOT_FOUND, None, "no such API route".to_string()),
-            ApiError::Busy => (
+            ApiError::NotJson(got) => (
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                Some("Content-Type".to_string()),
+                format!(
+                    "a schedule is sent as JSON: set the header Content-Type: application/json (this request {})",
+                    match got {
+                        Some(got) => format!("said {got:?}"),
+                        None => "had none".to_string(),
+                    }
+                ),
+            ),
+            ApiError::BodyTimeout(e) => (
+                StatusCode::REQUEST_TIMEOUT,
+                Some("body".to_string()),
+                format!("{e}: send the whole body at once, no shorter than its Content-Length"),
+            ),
+            ApiError::TooCostly(message) => (StatusCode::UNPROCESSABLE_ENTITY, Some("order".to_string()), message.clone()),
+            ApiError::Busy { retry_after, waited } => (
                 StatusCode::SERVICE_UNAVAILABLE,
                 None,
-                "the server is running as many schedules as it can: try again in a moment".to_string(),
+                format!(
+                    "the server is running as many schedules as it can{}: try again in {retry_after} s",
+                    if *waited { ", and this one waited its turn too long" } else { ", and yours already fill your place in the queue" }
+                ),
             ),
+            ApiError::MethodNotAllowed { method, allow } => (
+                StatusCode::METHOD_NOT_ALLOWED,
+                None,
+                format!("this route does not take {method}: use {allow}"),
+            ),
+            ApiError::HeadTooLarge { status, message } => (*status, None, message.clone()),
             ApiError::DatabaseDown(_) => (
                 StatusCode::SERVICE_UNAVAILABLE,
                 None,
@@ -128,13 +179,30 @@ impl IntoResponse for ApiError {
             ),
             ApiError::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, None, "internal error".to_string()),
         };
-        if status.is_server_error() {
+        if status.is_server_error() && !matches!(self, ApiError::Busy { .. }) {
             tracing::error!(error = %self, "request failed");
         }
-        (
+        let mut response = (
             status,
             Json(json!({ "error": { "field": field, "message": message } })),
         )
-            .into_response()
+            .into_response();
+        let headers = response.headers_mut();
+        match &self {
+            ApiError::Busy { retry_after, .. } => {
+                headers.insert(RETRY_AFTER, HeaderValue::from(*retry_after));
+            }
+            ApiError::MethodNotAllowed { allow, .. } => {
+                if let Ok(allow) = HeaderValue::from_str(allow) {
+                    headers.insert(ALLOW, allow);
+                }
+            }
+            // The rest of the body is still on its way, or never coming: do not read on.
+            ApiError::BodyTimeout(_) => {
+                headers.insert(CONNECTION, HeaderValue::from_static("close"));
+            }
+            _ => {}
+        }
+        response
     }
 }

@@ -1,18 +1,27 @@
 //! The HTTP API and the static page: `/api/health`, `/api/scenarios`, `/api/runs`, and the
 //! built frontend for every other path (precompressed, cached by hash, its HTML with the
-//! chapter's words already in it).
+//! chapter's words already in it), served by an accept loop of our own (`listener.rs`) that
+//! bounds what a client connection may take, with fair admission of runs (`admission.rs`).
 
+pub mod admission;
 pub mod assets;
+pub mod client;
+mod conns;
+pub mod cost;
 mod error;
+pub mod headers;
+pub mod listener;
 pub mod page;
 mod routes;
+mod sockets;
+mod stall;
 
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
 use axum::extract::{DefaultBodyLimit, Request, State};
-use axum::http::header::CONTENT_TYPE;
+use axum::http::header::{CONTENT_SECURITY_POLICY, CONTENT_TYPE};
 use axum::http::StatusCode;
 use axum::middleware;
 use axum::response::{Html, IntoResponse, Response};
@@ -20,12 +29,14 @@ use axum::routing::{any, get, post};
 use axum::Router;
 use sqlx::PgPool;
 use tokio::net::TcpListener;
-use tokio::sync::Semaphore;
 use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::compression::CompressionLayer;
 use tower_http::services::ServeDir;
 use tower_http::trace::TraceLayer;
 
+use admission::{Admission, Rules};
 pub use error::ApiError;
+pub use listener::Limits;
 
 use crate::db;
 
@@ -37,9 +48,9 @@ pub const RUN_BODY_LIMIT: usize = 64 * 1024;
 pub struct AppState {
     pool: PgPool,
     dist: Option<PathBuf>,
-    /// One permit per run that the pool can serve at once, so that concurrent runs never each
-    /// hold half the connections they need.
-    runs: Arc<Semaphore>,
+    /// The run queue: one slot per run that the pool can serve at once, so that concurrent runs
+    /// never each hold half the connections they need, shared fairly between clients.
+    admission: Arc<Admission>,
     /// Whether the database is connected and migrated (`serve` starts before it is).
     readiness: db::Readiness,
     /// The bound on one run (`executor::RUN_TIMEOUT`; tests shorten it).
@@ -50,14 +61,25 @@ impl AppState {
     /// `dist`: the built frontend to serve, if any.
     pub fn new(pool: PgPool, dist: Option<PathBuf>) -> AppState {
         let per_run = shared::schedule::MAX_ACTORS as u32 + 1;
-        let permits = (pool.options().get_max_connections() / per_run).max(1) as usize;
+        let slots = (pool.options().get_max_connections() / per_run).max(1) as usize;
         AppState {
             pool,
             dist,
-            runs: Arc::new(Semaphore::new(permits)),
+            admission: Admission::new(Rules::for_slots(slots)),
             readiness: db::Readiness::ready(),
             run_limit: crate::executor::RUN_TIMEOUT,
         }
+    }
+
+    /// The same state with other admission rules (the tests' smaller bounds, say).
+    pub fn with_admission(mut self, rules: Rules) -> AppState {
+        self.admission = Admission::new(rules);
+        self
+    }
+
+    /// The admission rules in force.
+    pub fn admission_rules(&self) -> &Rules {
+        self.admission.rules()
     }
 
     /// The same, on a database that `readiness` says may not be up yet: until it is, health
@@ -83,7 +105,10 @@ pub fn router(state: AppState) -> Router {
             "/api/runs",
             post(routes::create_run).layer(DefaultBodyLimit::max(RUN_BODY_LIMIT)),
         )
-        .route("/api/{*rest}", any(|| async { ApiError::NotFound }));
+        .route("/api/{*rest}", any(|| async { ApiError::NotFound }))
+        // A run's report repeats the tables at every entry: gzip makes it a few percent of
+        // its size (`Accept-Encoding: gzip`, which every browser sends).
+        .layer(CompressionLayer::new());
     let app = match &state.dist {
         Some(dist) => {
             let files = ServeDir::new(dist)
@@ -102,9 +127,11 @@ pub fn router(state: AppState) -> Router {
         None => api,
     };
     app.with_state(state)
+        .layer(middleware::from_fn(headers::bound_head))
         .layer(CatchPanicLayer::custom(|_| {
             ApiError::Internal("a handler panicked".to_string()).into_response()
         }))
+        .layer(middleware::from_fn(headers::secure))
         .layer(TraceLayer::new_for_http())
 }
 
@@ -114,7 +141,11 @@ async fn index(State(state): State<AppState>, request: Request) -> Response {
         return StatusCode::NOT_FOUND.into_response();
     };
     match tokio::fs::read_to_string(dist.join("index.html")).await {
-        Ok(index) => Html(page::Prerender::of(request.uri().path()).render(&index)).into_response(),
+        Ok(index) => {
+            let html = page::Prerender::of(request.uri().path()).render(&index);
+            let policy = headers::page_policy(&headers::inline_script_hashes(&html));
+            ([(CONTENT_SECURITY_POLICY, policy)], Html(html)).into_response()
+        }
         Err(e) => {
             tracing::error!("cannot read {}/index.html: {e}", dist.display());
             (
@@ -127,11 +158,16 @@ async fn index(State(state): State<AppState>, request: Request) -> Response {
     }
 }
 
-/// Serves the application on `listener` until Ctrl-C.
+/// Serves the application on `listener` until Ctrl-C, with the default `Limits`.
 pub async fn serve(listener: TcpListener, state: AppState) -> std::io::Result<()> {
-    axum::serve(listener, router(state))
-        .with_graceful_shutdown(async {
-            let _ = tokio::signal::ctrl_c().await;
-        })
-        .await
+    serve_with(listener, state, Limits::default()).await
+}
+
+/// Serves the application on `listener` until Ctrl-C, with `limits` on client connections.
+pub async fn serve_with(
+    listener: TcpListener,
+    state: AppState,
+    limits: Limits,
+) -> std::io::Result<()> {
+    listener::serve(listener, router(state), limits).await
 }

@@ -5,19 +5,22 @@ use std::time::Duration;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::State;
+use axum::http::HeaderMap;
 use axum::Json;
 use serde_json::{json, Value};
 use shared::scenarios::{self, BuiltIn};
 use shared::{Schedule, ScheduleError};
 
+use super::admission::Refusal;
+use super::client::ClientAddr;
+use super::cost::Cost;
+use super::headers::require_json;
 use super::{ApiError, AppState};
 use crate::db::{self, Fault};
 use crate::replay::{self, Report};
 
 /// How long a health check waits for the database.
 const HEALTH_LIMIT: Duration = Duration::from_secs(2);
-/// How long a run waits for its turn when the server is running as many as it can.
-const QUEUE_LIMIT: Duration = Duration::from_secs(10);
 
 /// `GET /api/health`: the server is up, and so is the database. Until the server has connected
 /// (and migrated), a 503 that says why not; after a restart, the connections the pool kept
@@ -44,13 +47,19 @@ pub async fn scenarios() -> Json<Vec<BuiltIn>> {
 }
 
 /// `POST /api/runs`: a schedule file in; the simulated and the real outcome out, compared.
-/// Every wait is bounded: for a turn by `QUEUE_LIMIT` (then a 503), for the run by the
-/// executor's own bound (then a 503 too); a client that goes away takes its run with it (the
-/// run's task is aborted and its schema dropped).
+/// The body must say it is JSON (so that a cross-site form or `text/plain` fetch, which needs
+/// no preflight, cannot start a run). The model's trace prices the run before it starts
+/// (`cost.rs`), and it waits its turn under the admission rule (`admission.rs`): a run above the
+/// bound is a 422 that says why, one that finds no slot a 503 with `Retry-After`. The run
+/// itself is bounded by the executor; a client that goes away takes its run with it (the run's
+/// task is aborted and its schema dropped).
 pub async fn create_run(
     State(state): State<AppState>,
+    ClientAddr(client): ClientAddr,
+    headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Json<Report>, ApiError> {
+    require_json(&headers)?;
     let body = body?;
     let text = std::str::from_utf8(&body).map_err(|_| {
         ApiError::BadSchedule(ScheduleError::new(
@@ -60,10 +69,21 @@ pub async fn create_run(
     })?;
     let schedule = Schedule::parse_json(text).map_err(ApiError::BadSchedule)?;
     state.readiness.check().map_err(ApiError::NotReady)?;
-    let _turn = tokio::time::timeout(QUEUE_LIMIT, state.runs.acquire())
+    let cost = Cost::of(&shared::engine::simulate(&schedule).map_err(ApiError::CannotRun)?);
+    let _turn = state
+        .admission
+        .admit(client, cost)
         .await
-        .map_err(|_| ApiError::Busy)?
-        .map_err(|_| ApiError::Busy)?;
+        .map_err(|refusal| match refusal {
+            Refusal::TooCostly { cost, limit } => ApiError::TooCostly(cost.refusal(limit)),
+            Refusal::Busy {
+                retry_after,
+                waited,
+            } => ApiError::Busy {
+                retry_after,
+                waited,
+            },
+        })?;
     Ok(Json(
         replay::replay_within(&state.pool, &schedule, state.run_limit).await?,
     ))
