@@ -6,7 +6,7 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use axum::extract::Request;
-use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE, VARY};
+use axum::http::header::{ACCEPT_RANGES, CACHE_CONTROL, CONTENT_TYPE, LAST_MODIFIED, VARY};
 use axum::http::HeaderValue;
 use axum::middleware::Next;
 use axum::response::Response;
@@ -124,6 +124,12 @@ pub async fn cache_headers(request: Request, next: Next) -> Response {
         NO_CACHE
     };
     let headers = response.headers_mut();
+    if value == IMMUTABLE {
+        // Never asked for again, so never revalidated or resumed: the validators and the
+        // range support would be bytes of every first visit for nothing.
+        headers.remove(LAST_MODIFIED);
+        headers.remove(ACCEPT_RANGES);
+    }
     headers.insert(CACHE_CONTROL, HeaderValue::from_static(value));
     if !headers.contains_key(VARY) {
         headers.insert(VARY, HeaderValue::from_static("accept-encoding"));

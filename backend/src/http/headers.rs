@@ -69,7 +69,8 @@ pub fn inline_script_hashes(html: &str) -> Vec<String> {
 }
 
 /// Sets the security headers on every response (keeping a `Content-Security-Policy` a handler
-/// set, the page's), and gives an error without a body its JSON message.
+/// set, the page's; the page's own scripts, styles, wasm and images get `nosniff` alone), and
+/// gives an error without a body its JSON message.
 pub async fn secure(request: Request, next: Next) -> Response {
     let method = request.method().clone();
     let path = request.uri().path().to_string();
@@ -81,13 +82,18 @@ pub async fn secure(request: Request, next: Next) -> Response {
         response = json_error(status, &method, &path);
     }
     let headers = response.headers_mut();
+    headers.insert(X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    if is_subresource(headers) {
+        // A script, a style sheet, the wasm or an image runs under the policy of the page that
+        // loads it: a policy, framing or opener header of its own does nothing.
+        return response;
+    }
     if !headers.contains_key(CONTENT_SECURITY_POLICY) {
         headers.insert(
             CONTENT_SECURITY_POLICY,
             HeaderValue::from_static(API_POLICY),
         );
     }
-    headers.insert(X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
     headers.insert(REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
     headers.insert(X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
     headers.insert(
@@ -95,6 +101,25 @@ pub async fn secure(request: Request, next: Next) -> Response {
         HeaderValue::from_static("same-origin"),
     );
     response
+}
+
+/// Whether a response is one of the page's subresources (by its content type), which only
+/// `nosniff` concerns.
+fn is_subresource(headers: &HeaderMap) -> bool {
+    headers
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|t| {
+            [
+                "text/javascript",
+                "application/javascript",
+                "application/wasm",
+                "text/css",
+                "image/",
+            ]
+            .iter()
+            .any(|p| t.starts_with(p))
+        })
 }
 
 /// The JSON error for a response that had none.

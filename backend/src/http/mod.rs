@@ -120,6 +120,9 @@ pub fn router(state: AppState) -> Router {
                 .route("/", get(index))
                 .route("/index.html", get(index))
                 .route("/chapter/{n}", get(index))
+                // The HTML is rendered per address (the chapter's words in it), so it cannot
+                // be compressed at build time like the files beside it.
+                .route_layer(CompressionLayer::new())
                 .fallback_service(files)
                 .layer(middleware::from_fn(assets::cache_headers));
             api.merge(page)
