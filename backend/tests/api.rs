@@ -1,6 +1,8 @@
 //! The HTTP API on a real server (port 0) and a real database.
 
 mod common;
+#[path = "common/page.rs"]
+mod page;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -20,18 +22,7 @@ const GOOD: &str = r#"{ "version": 1, "name": "atomic update",
 
 /// A built page with an index.html, in a directory of its own.
 fn dist() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "lastseat-dist-{}-{:?}",
-        std::process::id(),
-        std::thread::current().id()
-    ));
-    std::fs::create_dir_all(&dir).expect("a temporary dist");
-    std::fs::write(
-        dir.join("index.html"),
-        "<!doctype html><title>Last Seat</title>",
-    )
-    .expect("index.html");
-    dir
+    page::page_dir("api", page::PLAIN)
 }
 
 /// Starts the real server on port 0; its base URL.

@@ -10,6 +10,8 @@
 mod cluster;
 #[path = "common/observe.rs"]
 mod observe;
+#[path = "common/page.rs"]
+mod page;
 
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
@@ -44,17 +46,7 @@ const DEADLOCK_AND_IDLE: &str = r#"{ "version": 1,
 
 /// A built page with an index.html, in a directory of its own.
 fn dist(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "lastseat-faults-dist-{}-{name}",
-        std::process::id()
-    ));
-    std::fs::create_dir_all(&dir).expect("a temporary dist");
-    std::fs::write(
-        dir.join("index.html"),
-        "<!doctype html><title>Last Seat</title>",
-    )
-    .expect("index.html");
-    dir
+    page::page_dir(&format!("faults-{name}"), page::PLAIN)
 }
 
 /// Starts the real server on port 0 with runs bounded by `limit`; its base URL.

@@ -5,6 +5,8 @@
 //! (`examples/flood.rs`), not asserted.
 
 mod common;
+#[path = "common/page.rs"]
+mod page;
 
 use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
@@ -60,14 +62,10 @@ fn deadlocks(pairs: usize, rounds: usize) -> String {
 
 /// A built page whose HTML has an inline module script, as Trunk writes it.
 fn dist(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("lastseat-hostile-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("a temporary dist");
-    std::fs::write(
-        dir.join("index.html"),
+    page::page_dir(
+        &format!("hostile-{name}"),
         "<!doctype html><title>Last Seat</title><script type=\"module\">\nimport init from '/app.js';\nawait init();\n</script>",
     )
-    .expect("index.html");
-    dir
 }
 
 /// Starts the real server on port 0 with `limits` and `rules`; its address.

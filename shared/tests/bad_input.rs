@@ -4,19 +4,9 @@
 
 use shared::Schedule;
 
-/// Parses `json` and returns the error's field and message (the test fails if it parses).
-fn error_of(json: &str) -> (String, String) {
-    match Schedule::parse_json(json) {
-        Ok(_) => panic!("expected an error for {json}"),
-        Err(e) => (e.field, e.message),
-    }
-}
+mod parse;
 
-fn with_actors(actors: &str, order: &str) -> String {
-    format!(
-        r#"{{"version": 1, "scenario": {{"seats": [{{"id": "A7"}}, {{"id": "A8"}}]}}, "actors": {actors}, "order": {order}}}"#
-    )
-}
+use parse::{error_of, with_actors};
 
 /// A file of one buyer whose program is `op` (with the seats A7 and A8).
 fn with_op(op: &str) -> String {
