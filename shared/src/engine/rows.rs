@@ -28,14 +28,9 @@ impl Engine<'_> {
                 Err(e) => return Visit::Fail(e),
             },
         };
-        // Replaced by a committed update since the version we evaluated (TM_Updated)? A
-        // locking read that had waited for the row first locks the rest of the update chain
-        // (heap_lock_updated_tuple), waiting for whoever holds the newest version; one that
-        // finds the row already replaced, and an UPDATE, do not.
-        // (The walk stops, with TM_Updated, at a version that a committed transaction updated:
-        // it waits only if the version after ours is the newest committed one.)
         let k = self.log.len();
-        if !resumed && r.woken_in == Some(k) && self.locks.locked_by_woken(seat, k) {
+        let woken_now = r.woken_in == Some(k);
+        if !resumed && woken_now && self.locks.locked_by_woken(seat, k) {
             // Woken by this entry's commit or rollback while waiting for another row, it comes
             // to one that a statement woken by the same commit took first in the model. In
             // PostgreSQL both run at once; a row whose locker ended is free to whichever
@@ -43,6 +38,12 @@ impl Engine<'_> {
             // statement finds (the row locked, replaced or free) depends on which.
             self.race();
         }
+        // Replaced by a committed update since the version we evaluated (TM_Updated)? A
+        // locking read that had waited for the row and saw that update begin first locks the
+        // rest of the update chain (heap_lock_updated_tuple), waiting for whoever holds the
+        // newest version; one that finds the row already replaced, and an UPDATE, do not.
+        // (The walk stops, with TM_Updated, at a version that a committed transaction updated:
+        // it waits only if the version after ours is the newest committed one.)
         let newest_committed = self.db.visible(seat, self.db.latest(), NOBODY);
         let chain_lock = resumed
             && self.follows_chain(r, seat, v)
@@ -57,13 +58,7 @@ impl Engine<'_> {
                     // The walk along the chain locks the newest version before the statement
                     // finds its own version replaced and fails: the lock stays until the
                     // transaction ends.
-                    let k = self.log.len();
-                    if r.woken_in == Some(k)
-                        && from_chain(r)
-                        && self.others_set_free_for(seat, actor)
-                    {
-                        self.race();
-                    }
+                    self.race_the_queue_head(actor, r, seat, woken_now);
                     self.locks.take(seat, r.tx, k);
                     self.db.assign_xid(r.tx);
                 }
@@ -79,8 +74,6 @@ impl Engine<'_> {
         {
             self.race();
         }
-        let k = self.log.len();
-        let woken_now = r.woken_in == Some(k);
         if let (true, Some(h)) = (replaced, other) {
             let updating = self.db.versions[self.db.newest[seat] as usize].xmin == h;
             if chain_lock || updating {
@@ -97,12 +90,7 @@ impl Engine<'_> {
             // PostgreSQL they run at once, and either may get it.
             self.race();
         }
-        if woken_now && from_chain(r) && self.others_set_free_for(seat, actor) {
-            // Woken from following the row's update chain, it takes the row ahead of the head
-            // of the newest version's queue, whom the same commit or rollback set free: the
-            // walk asks for no tuple lock, so in PostgreSQL either may get it.
-            self.race();
-        }
+        self.race_the_queue_head(actor, r, seat, woken_now);
         self.locks.take(seat, r.tx, k);
         if woken_now {
             self.locks.lock_by_woken(seat, k);
@@ -273,6 +261,16 @@ impl Engine<'_> {
         self.db
             .successor(seat, v)
             .map(|s| self.db.versions[s as usize].xmin)
+    }
+
+    /// `r`, woken during this entry (`woken_now`) from following the row's update chain, is
+    /// about to take the row ahead of the head of the newest version's queue, whom the same
+    /// commit or rollback set free: the walk asks for no tuple lock, so in PostgreSQL either
+    /// may get it.
+    fn race_the_queue_head(&mut self, actor: usize, r: &Running, seat: usize, woken_now: bool) {
+        if woken_now && from_chain(r) && self.others_set_free_for(seat, actor) {
+            self.race();
+        }
     }
 
     /// Whether another statement queued for `seat` has had its wait ended (by the commit or
