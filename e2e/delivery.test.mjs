@@ -1,8 +1,10 @@
 // Delivery and accessibility of the built page, in headless Chromium against the real server
 // (BASE_URL): the bytes over the wire of a first visit, the Cache-Control and Content-Encoding
-// headers, each chapter's title and prose in its HTML before any wasm runs (and the time to the
-// first readable text on a throttled slow-3G profile), axe-core on the home page and every
-// chapter, and the defence × scenario matrix as a picture whose cells load a run.
+// headers, each chapter's title and prose in its HTML before any wasm runs, with nothing that
+// holds the first paint (and the time to the first readable text on throttled 3G profiles,
+// beside the floor each profile sets: its latency and the document's bytes at its throughput),
+// axe-core on the home page and every chapter, and the defence × scenario matrix as a picture
+// whose cells load a run.
 //
 // The figures are printed as `figure: …` lines (and as test diagnostics) for the report.
 
@@ -14,12 +16,12 @@ import { BASE_URL, SCREENSHOTS, useBrowser } from './browser.mjs';
 
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 const CHAPTERS = [1, 2, 3, 4, 5];
-/** The goal for a first visit to a chapter, over the wire. */
 /** Issue 7's goal for a first visit, reported as a figure; and the budget the page is held to,
- *  which is what it weighs now (357 KiB: the goal is missed by 7 KiB), so that it cannot grow
- *  unnoticed. Lower the budget as the page shrinks; never raise it without saying why. */
+ *  which is the goal now that the page meets it (341 KiB: the HTML with its style sheets inline,
+ *  the JS glue and the wasm), so that it cannot grow unnoticed. Lower the budget as the page
+ *  shrinks; never raise it without saying why. */
 const FIRST_VISIT_GOAL = 350 * 1024;
-const FIRST_VISIT_BUDGET = 360 * 1024;
+const FIRST_VISIT_BUDGET = 350 * 1024;
 
 
 const browser = useBrowser();
@@ -70,7 +72,8 @@ test('hashed files are sent compressed and cached for good, the HTML is never ca
   const { response, html } = await chapterHtml(1);
   assert.equal(response.headers.get('cache-control'), 'no-cache');
   assert.match(response.headers.get('content-type'), /^text\/html/);
-  const assets = [...html.matchAll(/(?:href|src)="(\/[^"]+\.(?:wasm|js|css))"/g)].map((m) => m[1]);
+  // Attribute values may be quoted or not (the HTML is minified).
+  const assets = [...html.matchAll(/(?:href|src)=["']?(\/[^"' >]+\.(?:wasm|js|css))/g)].map((m) => m[1]);
   assert.ok(assets.some((a) => a.endsWith('.wasm')), `the HTML names the wasm: ${assets}`);
   for (const asset of new Set(assets)) {
     for (const [accept, encoding] of [['br, gzip', 'br'], ['gzip', 'gzip']]) {
@@ -93,6 +96,10 @@ test("each chapter's HTML carries its title and prose before any wasm runs", asy
     assert.ok(heading && title.includes(heading), `chapter ${n}: <h1>${heading}</h1> in <title>${title}</title>`);
     const paragraphs = [...text.matchAll(/<div class="prose">(.*?)<\/div>/gs)][0]?.[1].match(/<p>[^<]{80,}<\/p>/g) ?? [];
     assert.ok(paragraphs.length >= 1, `chapter ${n} has its prose in the HTML`);
+    // The first paint needs nothing but this HTML: no style sheet or script to fetch first.
+    assert.doesNotMatch(html, /<link[^>]*rel=["']?stylesheet/, `chapter ${n}: a render-blocking style sheet`);
+    assert.doesNotMatch(html, /<script(?![^>]*type=["']?module)[^>]*src=/, `chapter ${n}: a render-blocking script`);
+    assert.match(html, /<style[^>]*>[^<]*\.prose/, `chapter ${n}: the prose's style is inline`);
   }
   const home = unescape(await (await fetch(url('/'))).text());
   assert.match(home, /<h1>Last Seat<\/h1>/);
@@ -109,10 +116,13 @@ test('with JavaScript off, a chapter still reads', async () => {
   await context.close();
 });
 
-/** Chrome DevTools' network presets. */
+/** The network profiles: Chrome DevTools' presets (as Puppeteer defines them: their latency is
+ *  added to every request, the document's included), and WebPageTest's "3G Slow" (400 ms round
+ *  trip, 400 kbps both ways). Throughputs in bytes per second. */
 const PROFILES = {
   'slow 3G': { latency: 2000, downloadThroughput: (500 * 1000) / 8 * 0.8, uploadThroughput: (500 * 1000) / 8 * 0.8 },
   'fast 3G': { latency: 562.5, downloadThroughput: (1.6 * 1000 * 1000) / 8 * 0.9, uploadThroughput: (750 * 1000) / 8 * 0.9 },
+  'WebPageTest 3G Slow': { latency: 400, downloadThroughput: (400 * 1000) / 8, uploadThroughput: (400 * 1000) / 8 },
 };
 
 test('on a throttled 3G phone the prose is on screen long before the wasm has loaded', async (t) => {
@@ -122,18 +132,29 @@ test('on a throttled 3G phone the prose is on screen long before the wasm has lo
     const cdp = await context.newCDPSession(page);
     await cdp.send('Network.enable');
     await cdp.send('Network.emulateNetworkConditions', { offline: false, ...conditions });
+    // The document's bytes over the wire: with its latency, what no first paint can beat.
+    let documentId;
+    let documentBytes = 0;
+    cdp.on('Network.requestWillBeSent', (e) => { if (e.type === 'Document') documentId = e.requestId; });
+    cdp.on('Network.loadingFinished', (e) => { if (e.requestId === documentId) documentBytes = e.encodedDataLength; });
     await page.goto(url('/chapter/1'), { waitUntil: 'commit', timeout: 120_000 });
     // The first paint with text in it; then the moment the app had drawn its own lab.
     await page.waitForFunction(() => performance.getEntriesByName('first-contentful-paint').length > 0, null, { timeout: 120_000 });
     const readable = await page.evaluate(() => ({
       fcp: performance.getEntriesByName('first-contentful-paint')[0].startTime,
       prose: document.querySelector('.prose p')?.textContent.length ?? 0,
+      // The files the browser held the first paint for (none: the style sheets are inline).
+      blocking: performance.getEntriesByType('resource')
+        .filter((r) => r.renderBlockingStatus === 'blocking')
+        .map((r) => r.name),
     }));
     await page.locator('[data-testid="timeline"]').waitFor({ timeout: 120_000 });
     const app = await page.evaluate(() => performance.now());
-    figure(t, `${name}: first readable text at ${Math.round(readable.fcp)} ms, the lab drawn at ${Math.round(app)} ms`);
+    const floor = conditions.latency + (documentBytes / conditions.downloadThroughput) * 1000;
+    figure(t, `${name}: first readable text at ${Math.round(readable.fcp)} ms (the floor, the document's ${conditions.latency} ms latency and its ${documentBytes} bytes at ${conditions.downloadThroughput} B/s, is ${Math.round(floor)} ms), the lab drawn at ${Math.round(app)} ms`);
     assert.ok(readable.prose > 80, 'the first paint already has the prose');
     assert.ok(readable.fcp < app / 2, `the prose (${readable.fcp} ms) shows well before the app (${app} ms)`);
+    assert.deepEqual(readable.blocking, [], 'the first paint needed nothing but the HTML');
     await context.close();
   }
 });

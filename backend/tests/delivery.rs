@@ -9,10 +9,15 @@ use std::path::{Path, PathBuf};
 
 use backend::http::assets::{compress_dir, IMMUTABLE, NO_CACHE};
 use backend::AppState;
-use reqwest::header::{ACCEPT_ENCODING, CACHE_CONTROL, CONTENT_ENCODING, CONTENT_TYPE};
+use base64::Engine;
+use reqwest::header::{
+    ACCEPT_ENCODING, CACHE_CONTROL, CONTENT_ENCODING, CONTENT_SECURITY_POLICY, CONTENT_TYPE, VARY,
+};
+use sha2::{Digest, Sha256};
 
 const WASM: &str = "frontend-0123456789abcdef_bg.wasm";
-const INDEX: &str = "<!doctype html><html lang=\"en\"><head><title>Last Seat</title></head>\
+const INDEX: &str = "<!doctype html><html lang=\"en\"><head><title>Last Seat</title>\
+                     <style>.prose{max-width:40em}</style></head>\
                      <body><noscript>needs JavaScript</noscript></body></html>";
 
 /// A built page: index.html, a hashed "wasm" that compresses well, and its .br and .gz.
@@ -147,4 +152,53 @@ async fn each_chapter_s_html_carries_its_title_and_prose() {
         .await
         .expect("html");
     assert_eq!(elsewhere, INDEX, "any other address gets the plain page");
+}
+
+#[tokio::test]
+async fn a_chapter_s_html_goes_out_as_brotli_or_gzip_with_its_style_allowed_by_hash() {
+    let (dir, _) = dist("html-encoded");
+    let base = spawn_app(&dir).await;
+    let url = format!("{base}/chapter/3");
+    let plain = get(&url, None).await;
+    assert_eq!(header(&plain, CONTENT_ENCODING), "");
+    let policy = header(&plain, CONTENT_SECURITY_POLICY);
+    let plain = plain.text().await.expect("html");
+    assert!(plain.contains("id=\"prerendered\""));
+
+    let br = get(&url, Some("gzip, deflate, br, zstd")).await;
+    assert_eq!(header(&br, CONTENT_ENCODING), "br");
+    assert_eq!(header(&br, VARY), "accept-encoding");
+    assert_eq!(header(&br, CACHE_CONTROL), NO_CACHE);
+    let body = br.bytes().await.expect("a body");
+    let mut text = String::new();
+    brotli::Decompressor::new(&body[..], 4096)
+        .read_to_string(&mut text)
+        .expect("brotli");
+    assert_eq!(text, plain);
+
+    let gz = get(&url, Some("gzip")).await;
+    assert_eq!(header(&gz, CONTENT_ENCODING), "gzip");
+    let body = gz.bytes().await.expect("a body");
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(&body[..])
+        .read_to_string(&mut text)
+        .expect("gzip");
+    assert_eq!(text, plain);
+
+    let refused = get(&url, Some("br;q=0, gzip;q=0")).await;
+    assert_eq!(header(&refused, CONTENT_ENCODING), "");
+
+    // The inline style sheet is allowed by its hash, and inline styles are not allowed at large.
+    let hash = base64::engine::general_purpose::STANDARD
+        .encode(Sha256::digest(".prose{max-width:40em}".as_bytes()));
+    let style_src = policy
+        .split(';')
+        .map(str::trim)
+        .find(|d| d.starts_with("style-src "))
+        .expect("a style-src");
+    assert_eq!(
+        style_src,
+        format!("style-src 'self' 'sha256-{hash}'"),
+        "{policy}"
+    );
 }

@@ -6,8 +6,10 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use axum::extract::Request;
-use axum::http::header::{ACCEPT_RANGES, CACHE_CONTROL, CONTENT_TYPE, LAST_MODIFIED, VARY};
-use axum::http::HeaderValue;
+use axum::http::header::{
+    ACCEPT_ENCODING, ACCEPT_RANGES, CACHE_CONTROL, CONTENT_TYPE, LAST_MODIFIED, VARY,
+};
+use axum::http::{HeaderMap, HeaderValue};
 use axum::middleware::Next;
 use axum::response::Response;
 
@@ -55,18 +57,8 @@ fn collect(dir: &Path, files: &mut Vec<PathBuf>) -> io::Result<()> {
 
 fn compress_file(path: &Path) -> io::Result<Compressed> {
     let raw = std::fs::read(path)?;
-    let mut br = Vec::with_capacity(raw.len() / 3);
-    {
-        let params = brotli::enc::BrotliEncoderParams {
-            quality: 11,
-            lgwin: 22,
-            ..Default::default()
-        };
-        brotli::BrotliCompress(&mut raw.as_slice(), &mut br, &params)?;
-    }
-    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
-    gz.write_all(&raw)?;
-    let gz = gz.finish()?;
+    let br = brotli(&raw)?;
+    let gz = gzip(&raw)?;
     std::fs::write(with_suffix(path, "br"), &br)?;
     std::fs::write(with_suffix(path, "gz"), &gz)?;
     Ok(Compressed {
@@ -75,6 +67,78 @@ fn compress_file(path: &Path) -> io::Result<Compressed> {
         brotli: br.len() as u64,
         gzip: gz.len() as u64,
     })
+}
+
+/// `raw` as brotli at quality 11 (the smallest it makes).
+pub fn brotli(raw: &[u8]) -> io::Result<Vec<u8>> {
+    let mut out = Vec::with_capacity(raw.len() / 3);
+    let params = brotli::enc::BrotliEncoderParams {
+        quality: 11,
+        lgwin: 22,
+        ..Default::default()
+    };
+    brotli::BrotliCompress(&mut &raw[..], &mut out, &params)?;
+    Ok(out)
+}
+
+/// `raw` as gzip at level 9.
+pub fn gzip(raw: &[u8]) -> io::Result<Vec<u8>> {
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    gz.write_all(raw)?;
+    gz.finish()
+}
+
+/// How a response body goes out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Encoding {
+    Brotli,
+    Gzip,
+    Identity,
+}
+
+impl Encoding {
+    /// The best encoding `Accept-Encoding` allows: brotli, then gzip, then none (a coding
+    /// given `q=0` is refused; `*` stands for every coding not named).
+    pub fn accepted(headers: &HeaderMap) -> Encoding {
+        let mut br = None;
+        let mut gz = None;
+        let mut any = None;
+        for value in headers.get_all(ACCEPT_ENCODING) {
+            for item in value.to_str().unwrap_or_default().split(',') {
+                let mut parts = item.split(';');
+                let coding = parts.next().unwrap_or_default().trim().to_ascii_lowercase();
+                let refused = parts.any(|p| {
+                    p.trim()
+                        .strip_prefix("q=")
+                        .and_then(|q| q.trim().parse::<f32>().ok())
+                        .is_some_and(|q| q <= 0.0)
+                });
+                let slot = match coding.as_str() {
+                    "br" => &mut br,
+                    "gzip" | "x-gzip" => &mut gz,
+                    "*" => &mut any,
+                    _ => continue,
+                };
+                *slot = Some(!refused);
+            }
+        }
+        if br.or(any).unwrap_or(false) {
+            Encoding::Brotli
+        } else if gz.or(any).unwrap_or(false) {
+            Encoding::Gzip
+        } else {
+            Encoding::Identity
+        }
+    }
+
+    /// The `Content-Encoding` value, if any.
+    pub fn header(self) -> Option<&'static str> {
+        match self {
+            Encoding::Brotli => Some("br"),
+            Encoding::Gzip => Some("gzip"),
+            Encoding::Identity => None,
+        }
+    }
 }
 
 /// `dist/app.wasm` → `dist/app.wasm.br`.
@@ -159,5 +223,26 @@ mod tests {
             "seventeen digits"
         );
         assert!(!is_hashed("frontend-5c1d2e3f4a5b6c7dzz.js"));
+    }
+
+    fn accept(value: &str) -> Encoding {
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            ACCEPT_ENCODING,
+            HeaderValue::from_str(value).expect("a header"),
+        );
+        Encoding::accepted(&headers)
+    }
+
+    #[test]
+    fn the_best_accepted_encoding_is_chosen() {
+        assert_eq!(accept("gzip, deflate, br, zstd"), Encoding::Brotli);
+        assert_eq!(accept("gzip"), Encoding::Gzip);
+        assert_eq!(accept("br;q=0, gzip;q=0.5"), Encoding::Gzip);
+        assert_eq!(accept("identity"), Encoding::Identity);
+        assert_eq!(accept("*"), Encoding::Brotli);
+        assert_eq!(accept("*;q=0"), Encoding::Identity);
+        assert_eq!(accept("BR ; q=1"), Encoding::Brotli);
+        assert_eq!(Encoding::accepted(&HeaderMap::new()), Encoding::Identity);
     }
 }

@@ -28,36 +28,58 @@ const API_POLICY: &str =
     "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 
 /// The page's policy: its own scripts and the wasm they compile (`'wasm-unsafe-eval'`), the
-/// inline module script Trunk writes (allowed by its hash, `scripts`), styles from its own
-/// files and the `style` attributes the app sets, its icon (a `data:` image), and fetches to
-/// this server only.
-pub fn page_policy(scripts: &[String]) -> String {
-    let hashes: String = scripts.iter().map(|h| format!(" '{h}'")).collect();
+/// inline module script Trunk writes (allowed by its hash, `scripts`), its style sheets, which
+/// are inline in the HTML so that the first paint needs nothing else (allowed by their hashes,
+/// `styles`), the `style` attributes the app sets (`style-src-attr`), its icon (a `data:`
+/// image), and fetches to this server only.
+pub fn page_policy(scripts: &[String], styles: &[String]) -> String {
+    let sources =
+        |hashes: &[String]| -> String { hashes.iter().map(|h| format!(" '{h}'")).collect() };
     format!(
-        "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'{hashes}; \
-         style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; \
-         object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'"
+        "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'{}; \
+         style-src 'self'{}; style-src-attr 'unsafe-inline'; img-src 'self' data:; \
+         connect-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; \
+         frame-ancestors 'none'",
+        sources(scripts),
+        sources(styles)
     )
 }
 
 /// The `'sha256-…'` source of each inline `<script>` in `html` (a script with a `src` has no
 /// inline text to hash).
 pub fn inline_script_hashes(html: &str) -> Vec<String> {
+    inline_hashes(html, "script")
+}
+
+/// The `'sha256-…'` source of each `<style>` element in `html`.
+pub fn inline_style_hashes(html: &str) -> Vec<String> {
+    inline_hashes(html, "style")
+}
+
+/// The hash of the text of each `<tag>` element without a `src`, byte for byte as the browser
+/// hashes it.
+fn inline_hashes(html: &str, tag: &str) -> Vec<String> {
+    let open = format!("<{tag}");
+    let close = format!("</{tag}");
     let mut hashes = Vec::new();
     let mut rest = html;
-    while let Some(start) = rest.find("<script") {
-        rest = &rest[start..];
+    while let Some(start) = rest.find(&open) {
+        rest = &rest[start + open.len()..];
+        // `<styles>` or `<scripted>` is another element.
+        if !rest.starts_with(|c: char| c == '>' || c.is_ascii_whitespace()) {
+            continue;
+        }
         let Some(open_end) = rest.find('>') else {
             break;
         };
-        let tag = &rest[..open_end];
+        let attributes = &rest[..open_end];
         rest = &rest[open_end + 1..];
-        let Some(close) = rest.find("</script") else {
+        let Some(end) = rest.find(&close) else {
             break;
         };
-        let text = &rest[..close];
-        rest = &rest[close..];
-        if !tag.contains(" src=") && !text.is_empty() {
+        let text = &rest[..end];
+        rest = &rest[end..];
+        if !attributes.contains("src=") && !text.is_empty() {
             let digest = Sha256::digest(text.as_bytes());
             hashes.push(format!(
                 "sha256-{}",
@@ -204,7 +226,7 @@ pub fn require_json(headers: &HeaderMap) -> Result<(), ApiError> {
 
 #[cfg(test)]
 mod tests {
-    use super::inline_script_hashes;
+    use super::{inline_script_hashes, inline_style_hashes, page_policy};
 
     #[test]
     fn only_inline_scripts_are_hashed_byte_for_byte() {
@@ -216,5 +238,20 @@ mod tests {
             hashes,
             ["sha256-rj6Ycg9yhc/aUqwo3hrIlxp86VVEQZR3LKMlG/J1o6s="]
         );
+    }
+
+    #[test]
+    fn inline_styles_are_hashed_and_allowed_by_their_hash_alone() {
+        let html = "<head><style>p{color:red}</style><styles>x</styles><script>a()</script></head>";
+        let styles = inline_style_hashes(html);
+        assert_eq!(styles.len(), 1);
+        assert_eq!(inline_script_hashes(html).len(), 1);
+        let policy = page_policy(&inline_script_hashes(html), &styles);
+        assert!(policy.contains(&format!("style-src 'self' '{}';", styles[0])));
+        let style_src = policy
+            .split(';')
+            .find(|d| d.trim().starts_with("style-src "))
+            .expect("a style-src");
+        assert!(!style_src.contains("unsafe-inline"), "{policy}");
     }
 }

@@ -10,6 +10,7 @@ mod conns;
 pub mod cost;
 mod error;
 pub mod headers;
+mod html;
 pub mod listener;
 pub mod page;
 mod routes;
@@ -20,11 +21,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::extract::{DefaultBodyLimit, Request, State};
-use axum::http::header::{CONTENT_SECURITY_POLICY, CONTENT_TYPE};
-use axum::http::StatusCode;
+use axum::extract::DefaultBodyLimit;
 use axum::middleware;
-use axum::response::{Html, IntoResponse, Response};
+use axum::response::IntoResponse;
 use axum::routing::{any, get, post};
 use axum::Router;
 use sqlx::PgPool;
@@ -55,6 +54,8 @@ pub struct AppState {
     readiness: db::Readiness,
     /// The bound on one run (`executor::RUN_TIMEOUT`; tests shorten it).
     run_limit: Duration,
+    /// The page's HTML per address, rendered and compressed once per build.
+    html: Arc<html::HtmlCache>,
 }
 
 impl AppState {
@@ -68,6 +69,7 @@ impl AppState {
             admission: Admission::new(Rules::for_slots(slots)),
             readiness: db::Readiness::ready(),
             run_limit: crate::executor::RUN_TIMEOUT,
+            html: Arc::default(),
         }
     }
 
@@ -115,14 +117,13 @@ pub fn router(state: AppState) -> Router {
                 .precompressed_br()
                 .precompressed_gzip()
                 .append_index_html_on_directories(false)
-                .fallback(get(index).with_state(state.clone()));
+                .fallback(get(html::index).with_state(state.clone()));
+            // The HTML is rendered per address (the chapter's words in it), and compressed
+            // once per build by `html.rs`.
             let page = Router::new()
-                .route("/", get(index))
-                .route("/index.html", get(index))
-                .route("/chapter/{n}", get(index))
-                // The HTML is rendered per address (the chapter's words in it), so it cannot
-                // be compressed at build time like the files beside it.
-                .route_layer(CompressionLayer::new())
+                .route("/", get(html::index))
+                .route("/index.html", get(html::index))
+                .route("/chapter/{n}", get(html::index))
                 .fallback_service(files)
                 .layer(middleware::from_fn(assets::cache_headers));
             api.merge(page)
@@ -136,29 +137,6 @@ pub fn router(state: AppState) -> Router {
         }))
         .layer(middleware::from_fn(headers::secure))
         .layer(TraceLayer::new_for_http())
-}
-
-/// The page's HTML for any address the app routes, with that page's words in it.
-async fn index(State(state): State<AppState>, request: Request) -> Response {
-    let Some(dist) = &state.dist else {
-        return StatusCode::NOT_FOUND.into_response();
-    };
-    match tokio::fs::read_to_string(dist.join("index.html")).await {
-        Ok(index) => {
-            let html = page::Prerender::of(request.uri().path()).render(&index);
-            let policy = headers::page_policy(&headers::inline_script_hashes(&html));
-            ([(CONTENT_SECURITY_POLICY, policy)], Html(html)).into_response()
-        }
-        Err(e) => {
-            tracing::error!("cannot read {}/index.html: {e}", dist.display());
-            (
-                StatusCode::NOT_FOUND,
-                [(CONTENT_TYPE, "text/plain; charset=utf-8")],
-                "The page is not built: run `trunk build --release` (scripts/run does it).",
-            )
-                .into_response()
-        }
-    }
 }
 
 /// Serves the application on `listener` until Ctrl-C, with the default `Limits`.

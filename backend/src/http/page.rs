@@ -59,8 +59,7 @@ impl Prerender {
             ),
             _ => index.to_string(),
         };
-        if let Some(body) = html.find("<body>") {
-            let at = body + "<body>".len();
+        if let Some(at) = body_start(&html) {
             html.insert_str(at, &self.body());
         }
         html
@@ -144,6 +143,18 @@ fn chapter(out: &mut String, c: &Chapter) {
     out.push_str("</div><p class=\"muted\">The lab is loading…</p></main>");
 }
 
+/// Where the body's content starts: after `<body>` (with or without attributes), or, where a
+/// minifier left that optional tag out, after `</head>`.
+fn body_start(html: &str) -> Option<usize> {
+    let tag = html.match_indices("<body").find(|(at, t)| {
+        html[at + t.len()..].starts_with(|c: char| c == '>' || c.is_ascii_whitespace())
+    });
+    match tag {
+        Some((at, _)) => html[at..].find('>').map(|end| at + end + 1),
+        None => html.find("</head>").map(|at| at + "</head>".len()),
+    }
+}
+
 /// Text for HTML's content and attributes.
 fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
@@ -184,6 +195,24 @@ mod tests {
         assert_eq!(Prerender::of("/nowhere").render(INDEX), INDEX);
         assert_eq!(Prerender::of("/"), Prerender::Home);
         assert!(matches!(Prerender::of("/chapter/2/"), Prerender::Chapter(c) if c.number == 2));
+    }
+
+    #[test]
+    fn the_words_go_first_in_the_body_however_it_is_written() {
+        let words = |html: &str| {
+            let out = Prerender::Home.render(html);
+            out.find(&format!("<div id=\"{PRERENDERED_ID}\">"))
+                .map(|at| out[..at].to_string())
+        };
+        let head = "<html><head><title>Last Seat</title></head>";
+        assert_eq!(
+            words(&format!("{head}<body class=\"x\"><noscript>")).as_deref(),
+            Some(&*format!("{head}<body class=\"x\">\n"))
+        );
+        assert_eq!(
+            words(&format!("{head}<noscript>")).as_deref(),
+            Some(&*format!("{head}\n"))
+        );
     }
 
     #[test]
