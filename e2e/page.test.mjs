@@ -375,7 +375,7 @@ test('Prove it on PostgreSQL runs every order and says that the model and the da
     await page.locator('[data-testid="prove"]:not([disabled])').waitFor({ timeout: 10_000 });
     assert.equal((await prove.innerText()).trim(), 'Prove it on PostgreSQL');
     await prove.click();
-    const proof = page.locator('[data-testid="proof"]');
+    const proof = page.locator('[data-testid="proof"][data-agree]');
     await proof.waitFor({ timeout: 120_000 });
     const text = await proof.innerText();
     assert.equal(await proof.getAttribute('data-agree'), 'true', text);

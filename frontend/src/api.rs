@@ -8,7 +8,7 @@ use wasm_bindgen_futures::JsFuture;
 
 mod proof;
 
-pub use proof::{verify, Difference, Proof};
+pub use proof::{verify, Proof};
 
 /// One request with `fetch`: the status and the body's text, or `None` if there was no answer.
 async fn fetch(method: &str, url: &str, json: Option<&str>) -> Option<(u16, String)> {

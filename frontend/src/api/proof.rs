@@ -17,8 +17,6 @@ use super::{no_answer, refusal, request, strings, text_of};
 pub struct Proof {
     /// Orders run to their end.
     pub run: u64,
-    /// Every feasible order of the programs was run.
-    pub every_order: bool,
     pub races: u64,
     pub disagreed: u64,
     /// Per verdict of the model, its orders, the most first.
@@ -43,7 +41,6 @@ impl Proof {
     fn from_json(v: &Value) -> Option<Proof> {
         Some(Proof {
             run: v["run"].as_u64()?,
-            every_order: v["coverage"]["every_order"].as_bool()?,
             races: v["races"].as_u64()?,
             disagreed: v["disagreed"].as_u64()?,
             verdicts: v["verdicts"]

@@ -93,36 +93,56 @@ pub fn ProveButton(prover: Prover) -> impl IntoView {
     }
 }
 
+/// The proof's one line: its progress, then what it found (or why it could not run), with a
+/// button that loads the first order that differed. One view whose text changes, rather than a
+/// view per state, which keeps the page small.
 #[component]
 pub fn ProofLine(prover: Prover) -> impl IntoView {
-    move || match prover.state.get() {
-        Proving::Idle => ().into_any(),
-        Proving::Running { run, orders } => view! {
-            <p class="muted" role="status" data-testid="proof-progress">
-                {if orders == 0 {
-                    "Running every order on PostgreSQL…".to_string()
-                } else {
-                    format!("Running every order on PostgreSQL: {run} of {orders}…")
-                }}
-                " "
-                <progress max=orders.max(1).to_string() value=run.to_string()></progress>
-            </p>
-        }
-        .into_any(),
-        Proving::Failed(why) => {
-            view! { <p class="notice" role="alert" data-testid="proof">{why}</p> }.into_any()
-        }
-        Proving::Done(proof) => view! { <Finding proof=*proof /> }.into_any(),
+    let lab = use_lab();
+    let state = prover.state;
+    let order = move || match &*state.read() {
+        Proving::Done(p) => p
+            .first_disagreement
+            .as_ref()
+            .or(p.first_race.as_ref())
+            .map(|d| d.order.clone()),
+        _ => None,
+    };
+    view! {
+        <div
+            class="proof"
+            data-testid="proof"
+            data-agree=move || match &*state.read() {
+                Proving::Done(p) => Some((p.disagreed == 0 && p.stopped.is_none()).to_string()),
+                Proving::Failed(_) => Some("false".to_string()),
+                _ => None,
+            }
+            hidden=move || *state.read() == Proving::Idle
+        >
+            <p role="status">{move || words(&state.read())}</p>
+            {move || order().map(|order| view! {
+                <button class="link" data-testid="load-difference" on:click=move |_| { lab.load_order(&order); super::lab::show_stage(); }>
+                    "Load that order"
+                </button>
+            })}
+        </div>
     }
 }
 
-#[component]
-fn Finding(proof: Proof) -> impl IntoView {
-    let lab = use_lab();
-    let agree = proof.disagreed == 0 && proof.stopped.is_none();
-    let headline = match (&proof.stopped, proof.disagreed, proof.run) {
+/// Where the proof stands, in words.
+fn words(state: &Proving) -> String {
+    let proof = match state {
+        Proving::Idle => return String::new(),
+        Proving::Running { orders: 0, .. } => return "Running every order on PostgreSQL…".to_string(),
+        Proving::Running { run, orders } => {
+            return format!("Running every order on PostgreSQL: {run} of {orders}…")
+        }
+        Proving::Failed(why) => return why.clone(),
+        Proving::Done(proof) => proof,
+    };
+    let mut out = match (&proof.stopped, proof.disagreed, proof.run) {
         (_, n @ 1.., run) => format!(
-            "{n} of {run} orders: PostgreSQL answered differently from the model. The first: {}",
+            "{n} of {run} orders: PostgreSQL answered differently from the model. The first: {}.",
             proof
                 .first_disagreement
                 .as_ref()
@@ -130,40 +150,26 @@ fn Finding(proof: Proof) -> impl IntoView {
                 .unwrap_or_default()
         ),
         (Some(why), _, run) => format!(
-            "The model and PostgreSQL agree on the {run} orders that ran; then it stopped: {why}"
+            "The model and PostgreSQL agree on the {run} orders that ran; then it stopped: {why}."
         ),
         (None, _, 1) => "The only order: the model and PostgreSQL agree.".to_string(),
         (None, _, run) => format!("All {run} orders: the model and PostgreSQL agree."),
     };
-    let races = (proof.races > 0).then(|| {
-        format!(
-            "In {} of them the sessions that one commit or rollback woke ran in another order \
+    if proof.races > 0 {
+        out += &format!(
+            " In {} of them the sessions that one commit or rollback woke ran in another order \
              than the model's: it names that race in advance, and PostgreSQL may go either way.",
             proof.races
-        )
-    });
+        );
+    }
     let counts = proof
         .verdicts
         .iter()
         .map(|(v, n)| format!("{}: {n}", verdict_words(v)))
         .collect::<Vec<_>>()
         .join("; ");
-    let load = proof
-        .first_disagreement
-        .or(proof.first_race)
-        .map(|d| (d.order, proof.disagreed > 0));
-    view! {
-        <div class="proof" data-testid="proof" data-agree=agree.to_string()>
-            <p role="status"><strong>{headline}</strong></p>
-            {races.map(|r| view! { <p class="muted">{r}</p> })}
-            <p class="muted">
-                {format!("Orders by the model's verdict: {counts}. {} runs per second.", proof.runs_per_second)}
-            </p>
-            {load.map(|(order, differs)| view! {
-                <button class="link" data-testid="load-difference" on:click=move |_| { lab.load_order(&order); super::lab::show_stage(); }>
-                    {if differs { "Load the order that differs" } else { "Load the order that took the race" }}
-                </button>
-            })}
-        </div>
-    }
+    out + &format!(
+        " Orders by the model's verdict: {counts}. {} runs per second.",
+        proof.runs_per_second
+    )
 }
