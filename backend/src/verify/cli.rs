@@ -120,11 +120,11 @@ pub fn describe(s: &Summary) -> String {
             v.orders, v.agreed, v.races, v.disagreed, v.words
         );
     }
-    let _ = writeln!(out, "{}", sentence(s));
-    if let Some(why) = &s.stopped {
+    let _ = writeln!(out, "{}", s.headline);
+    if s.stopped.is_some() {
         let _ = writeln!(
             out,
-            "stopped after {} of {} orders: {why}",
+            "(stopped after {} of {} orders)",
             s.run, s.coverage.orders
         );
     }
@@ -152,31 +152,4 @@ pub fn describe(s: &Summary) -> String {
         s.run, s.seconds, s.runs_per_second
     );
     out
-}
-
-/// "All 90 orders: the model and PostgreSQL agree." and its variants.
-pub fn sentence(s: &Summary) -> String {
-    let races = match s.races {
-        0 => String::new(),
-        1 => " (1 took a race the model names)".to_string(),
-        n => format!(" ({n} took a race the model names)"),
-    };
-    if s.disagreed > 0 {
-        format!(
-            "{} of {} orders: PostgreSQL DISAGREES with the model where it names no race{races}.",
-            s.disagreed, s.run
-        )
-    } else if s.stopped.is_some() {
-        format!(
-            "The model and PostgreSQL agree on the {} orders that ran{races}.",
-            s.run
-        )
-    } else if s.run == 1 {
-        format!("The 1 order: the model and PostgreSQL agree{races}.")
-    } else {
-        format!(
-            "All {} orders: the model and PostgreSQL agree{races}.",
-            s.run
-        )
-    }
 }

@@ -11,6 +11,7 @@
 pub mod cli;
 mod plan;
 mod tally;
+pub mod words;
 
 use std::future::Future;
 use std::time::Duration;

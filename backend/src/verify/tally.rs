@@ -17,7 +17,7 @@ use super::{Coverage, Finding, Plan, Run, Stopped};
 pub struct VerdictCount {
     /// The model's verdict, as data.
     pub verdict: Verdict,
-    /// The same in a few words: "double booked", "refund due to adam", "sold at most once".
+    /// The same in a few words: "double booked", "refund due to Adam", "sold at most once".
     pub words: String,
     pub orders: u64,
     /// Orders on which PostgreSQL answered exactly as the model.
@@ -77,6 +77,10 @@ pub struct Summary {
     pub runs_per_second: f64,
     /// Why the verification stopped before its last order, if it did.
     pub stopped: Option<String>,
+    /// What it found, in a sentence (`words.rs`).
+    pub headline: String,
+    /// The races the model named that PostgreSQL took, the orders per verdict, the speed.
+    pub detail: String,
 }
 
 impl Tally {
@@ -111,7 +115,7 @@ impl Tally {
             .by_verdict
             .entry(run.verdict.clone())
             .or_insert_with(|| VerdictCount {
-                words: words(&run.verdict),
+                words: super::words::verdict(&run.verdict),
                 verdict: run.verdict,
                 ..VerdictCount::default()
             });
@@ -162,7 +166,7 @@ impl Tally {
         let (agreed, races, disagreed) =
             (sum(|v| v.agreed), sum(|v| v.races), sum(|v| v.disagreed));
         let seconds = elapsed.as_secs_f64();
-        Summary {
+        let mut summary = Summary {
             coverage: self.coverage,
             run: self.run,
             agreed,
@@ -179,16 +183,11 @@ impl Tally {
             seconds,
             stopped: self.stopped.clone(),
             verdicts,
-        }
-    }
-}
-
-/// A verdict in a few words, as `backend explore` writes them.
-fn words(verdict: &Verdict) -> String {
-    let problems = verdict.problems();
-    if problems.is_empty() {
-        "sold at most once".to_string()
-    } else {
-        problems.join(", ")
+            headline: String::new(),
+            detail: String::new(),
+        };
+        summary.headline = super::words::headline(&summary);
+        summary.detail = super::words::detail(&summary);
+        summary
     }
 }

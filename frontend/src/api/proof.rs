@@ -1,76 +1,41 @@
 //! `POST /api/verify` from the page: every order of the lab's programs on PostgreSQL against
-//! the model, read line by line as the server streams it (one JSON object per line). The lines
-//! are read as `serde_json::Value`s and the reader is reached through `Reflect`, which keeps
-//! typed deserialisers and stream bindings out of the page.
+//! the model, read line by line as the server streams it (one JSON object per line). The
+//! server writes the findings in words; the page shows them as they are. The lines are read as
+//! `serde_json::Value`s and the stream through `Reflect`, which keeps typed deserialisers and
+//! stream bindings out of the page.
 
 use serde_json::Value;
-use shared::outcome::Verdict;
 use shared::schedule::ScheduleFile;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::js_sys::{Function, Promise, Reflect, Uint8Array};
 
-use super::{no_answer, refusal, request, strings, text_of};
+use super::{no_answer, refusal, request, strings, text, text_of};
 
-/// What the verification found (the server's summary, as much of it as the page shows).
+/// Where a proof stands, or what it found.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Proof {
-    /// Orders run to their end.
-    pub run: u64,
-    pub races: u64,
-    pub disagreed: u64,
-    /// Per verdict of the model, its orders, the most first.
-    pub verdicts: Vec<(Verdict, u64)>,
-    pub first_disagreement: Option<Difference>,
-    pub first_race: Option<Difference>,
-    /// Rounded.
-    pub runs_per_second: u64,
-    /// Why it stopped before the last order, if it did.
-    pub stopped: Option<String>,
-}
-
-/// An order on which PostgreSQL and the model differed.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Difference {
-    /// As actor names: loadable with `Lab::load_order`.
-    pub order: Vec<String>,
-    pub differences: Vec<String>,
+    /// Whether PostgreSQL agreed with the model on every order (or took a race the model
+    /// named); `None` while the proof runs.
+    pub agree: Option<bool>,
+    /// In words: the progress, why it could not run, or the findings.
+    pub words: String,
+    /// The first order that differed (a disagreement, else a race taken), as actor names:
+    /// loadable with `Lab::load_order`.
+    pub order: Option<Vec<String>>,
 }
 
 impl Proof {
     fn from_json(v: &Value) -> Option<Proof> {
+        let first = [&v["first_disagreement"], &v["first_race"]]
+            .into_iter()
+            .find_map(|d| d.get("order"));
         Some(Proof {
-            run: v["run"].as_u64()?,
-            races: v["races"].as_u64()?,
-            disagreed: v["disagreed"].as_u64()?,
-            verdicts: v["verdicts"]
-                .as_array()?
-                .iter()
-                .map(|c| Some((verdict(&c["verdict"])?, c["orders"].as_u64()?)))
-                .collect::<Option<_>>()?,
-            first_disagreement: difference(&v["first_disagreement"]),
-            first_race: difference(&v["first_race"]),
-            runs_per_second: (v["runs_per_second"].as_f64()? + 0.5) as u64,
-            stopped: v["stopped"].as_str().map(str::to_string),
+            agree: Some(v["agree"].as_bool()?),
+            words: format!("{} {}", text(&v["headline"]), text(&v["detail"])),
+            order: first.map(strings),
         })
     }
-}
-
-fn verdict(v: &Value) -> Option<Verdict> {
-    Some(Verdict {
-        double_booked: v["double_booked"].as_bool()?,
-        lost_seat: v["lost_seat"].as_bool()?,
-        refund_due: strings(&v["refund_due"]),
-        unpaid_hold: strings(&v["unpaid_hold"]),
-        booked_late: strings(&v["booked_late"]),
-    })
-}
-
-fn difference(v: &Value) -> Option<Difference> {
-    Some(Difference {
-        order: strings(v.get("order")?),
-        differences: strings(&v["differences"]),
-    })
 }
 
 /// Proves the schedule's programs on the server's PostgreSQL, every order; `progress` is told
@@ -90,32 +55,23 @@ pub async fn verify(
     }
     let mut summary = None;
     let read = each_line(&response, |line| {
-        match serde_json::from_str::<Value>(line) {
-            Ok(v) if v.get("summary").is_some() => {
-                summary = Proof::from_json(&v["summary"]);
-                false
-            }
-            Ok(v) => {
-                let p = &v["progress"];
-                if let (Some(run), Some(orders)) = (p["run"].as_u64(), p["orders"].as_u64()) {
-                    progress(run, orders);
-                }
-                true
-            }
-            Err(_) => false,
+        let Ok(v) = serde_json::from_str::<Value>(line) else {
+            return false;
+        };
+        let p = &v["progress"];
+        if let (Some(run), Some(orders)) = (p["run"].as_u64(), p["orders"].as_u64()) {
+            progress(run, orders);
         }
+        summary = Proof::from_json(&v["summary"]);
+        summary.is_none()
     })
     .await;
-    match (summary, read) {
-        (Some(proof), _) => Ok(proof),
-        (None, Some(())) => {
-            Err("The server's answer was not a proof: is this a Last Seat server?".to_string())
-        }
-        (None, None) => Err(
-            "The server stopped answering before the end: it may have been restarted. Try again."
-                .to_string(),
-        ),
-    }
+    summary.ok_or_else(|| match read {
+        Some(()) => "The server's answer was not a proof: is this a Last Seat server?".to_string(),
+        None => "The server stopped answering before the end: it may have been restarted. Try \
+                 again."
+            .to_string(),
+    })
 }
 
 /// Tells `line` every line of the body as it arrives, until it says stop or the body ends;
@@ -144,7 +100,7 @@ async fn each_line(response: &web_sys::Response, mut line: impl FnMut(&str) -> b
         pending.extend(Uint8Array::new(&bytes).to_vec());
         while let Some(end) = pending.iter().position(|&b| b == b'\n') {
             let text: Vec<u8> = pending.drain(..=end).collect();
-            if !line(std::str::from_utf8(&text).ok()?.trim_end()) {
+            if !line(std::str::from_utf8(&text).ok()?) {
                 return Some(());
             }
         }
