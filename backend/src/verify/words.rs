@@ -47,10 +47,10 @@ pub fn detail(s: &Summary) -> String {
     let counts: Vec<String> = s
         .verdicts
         .iter()
-        .map(|v| format!("{}: {}", v.words, v.orders))
+        .map(|v| format!("{} {}", v.words, v.orders))
         .collect();
     out + &format!(
-        "Orders by the model's verdict: {}. {:.0} runs per second.",
+        "Orders by the model's verdict: {}. PostgreSQL ran {:.0} of them a second.",
         counts.join("; "),
         s.runs_per_second
     )
