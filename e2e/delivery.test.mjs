@@ -19,7 +19,10 @@ const CHAPTERS = [1, 2, 3, 4, 5];
  *  which is what it weighs now (357 KiB: the goal is missed by 7 KiB), so that it cannot grow
  *  unnoticed. Lower the budget as the page shrinks; never raise it without saying why. */
 const FIRST_VISIT_GOAL = 350 * 1024;
-const FIRST_VISIT_BUDGET = 360 * 1024;
+// Raised from 360 KiB by issue 10's "Prove it on PostgreSQL" (its button, its line and the
+// streamed progress it reads: 3.8 KB of brotli wasm, the page then weighing 370,406 bytes):
+// lower it again as the page shrinks.
+const FIRST_VISIT_BUDGET = 362 * 1024;
 
 
 const browser = useBrowser();
