@@ -279,3 +279,49 @@ async fn a_body_that_is_not_json_is_refused_before_anything_runs() {
     let body: Value = response.json().await.unwrap();
     assert!(body["error"]["message"].is_string(), "{body}");
 }
+
+#[tokio::test]
+async fn a_get_is_a_405_that_names_post() {
+    let base = spawn_app(common::pool().await, VerifyRules::default()).await;
+    let response = reqwest::get(format!("{base}/api/verify")).await.unwrap();
+    assert_eq!(response.status(), StatusCode::METHOD_NOT_ALLOWED);
+    assert_eq!(response.headers()["allow"], "POST");
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(
+        body["error"]["message"],
+        "this route does not take GET: use POST"
+    );
+}
+
+#[tokio::test]
+async fn a_client_that_goes_away_leaves_its_place_free_again() {
+    let rules = VerifyRules {
+        at_once: 1,
+        ..VerifyRules::default()
+    };
+    let base = spawn_app(common::pool().await, rules).await;
+    let mut first = post_verify(&base, "transaction-three-buyers-one-seat.json").await;
+    // Over the default limit of orders: refused, and nothing holds the place.
+    assert_eq!(first.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    first = post_verify(&base, SMALL).await;
+    assert_eq!(first.status(), StatusCode::OK);
+    assert!(lines(&mut first, Some(1)).await[0].get("start").is_some());
+    drop(first);
+    // Its verification ends (aborted at the next line it cannot send, or done): then the
+    // place is free again.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let mut next = post_verify(&base, SMALL).await;
+        if next.status() == StatusCode::OK {
+            let rest = lines(&mut next, None).await;
+            assert_eq!(rest.last().unwrap()["summary"]["agree"], true, "{rest:?}");
+            break;
+        }
+        assert_eq!(next.status(), StatusCode::SERVICE_UNAVAILABLE);
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the first verification kept its place"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+}

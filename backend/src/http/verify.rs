@@ -115,15 +115,14 @@ fn planned(
     rules: &VerifyRules,
     max_run: Duration,
 ) -> Result<(Schedule, Plan), ApiError> {
-    let plan = Plan::of(&schedule, rules.max_orders + 1);
-    if plan.orders.len() as u64 > rules.max_orders {
+    let Some(plan) = Plan::every_order(&schedule, rules.max_orders) else {
         return Err(ApiError::TooCostly(format!(
             "this schedule has more than {} feasible orders, and the server proves at most {} \
              at a time: shorten the programs, or prove them all on your own database with \
              `cargo run -p backend -- verify FILE`",
             rules.max_orders, rules.max_orders
         )));
-    }
+    };
     let mut total = Duration::ZERO;
     for order in &plan.orders {
         let order = schedule.with_order(order.clone());

@@ -35,17 +35,21 @@ pub struct Coverage {
 }
 
 impl Plan {
+    /// Every feasible order of `schedule`, if there are at most `limit`.
+    pub fn every_order(schedule: &Schedule, limit: u64) -> Option<Plan> {
+        let (all, complete) = orders(schedule, limit);
+        complete.then_some(Plan {
+            space: all.len() as u64,
+            orders: all,
+            counted_all: true,
+        })
+    }
+
     /// Every feasible order of `schedule`, or `limit` of them spread evenly over the space.
     pub fn of(schedule: &Schedule, limit: u64) -> Plan {
         let limit = limit.max(1);
-        let (all, complete) = orders(schedule, limit);
-        if complete {
-            let space = all.len() as u64;
-            return Plan {
-                orders: all,
-                space,
-                counted_all: true,
-            };
+        if let Some(plan) = Plan::every_order(schedule, limit) {
+            return plan;
         }
         let mut space = 0u64;
         let counted_all = for_each_order(schedule, COUNT_LIMIT, |_, _| space += 1);
@@ -67,7 +71,7 @@ impl Plan {
     }
 
     /// Whether the plan runs every feasible order.
-    pub fn every_order(&self) -> bool {
+    pub fn covers_all(&self) -> bool {
         self.counted_all && self.orders.len() as u64 == self.space
     }
 
@@ -75,7 +79,7 @@ impl Plan {
         Coverage {
             orders: self.orders.len() as u64,
             space: self.space,
-            every_order: self.every_order(),
+            every_order: self.covers_all(),
             space_is_a_lower_bound: !self.counted_all,
         }
     }
@@ -116,7 +120,7 @@ mod tests {
     #[test]
     fn a_limit_above_the_count_runs_every_order_once() {
         let plan = Plan::of(&schedule(), 1_000);
-        assert!(plan.every_order());
+        assert!(plan.covers_all());
         let mut distinct = plan.orders.clone();
         distinct.sort();
         distinct.dedup();
@@ -128,7 +132,7 @@ mod tests {
     fn a_limit_below_the_count_samples_across_the_whole_space() {
         let all = Plan::of(&schedule(), 1_000);
         let sample = Plan::of(&schedule(), 7);
-        assert!(!sample.every_order());
+        assert!(!sample.covers_all());
         assert_eq!(sample.orders.len(), 7);
         assert_eq!(sample.space, all.space);
         assert_eq!(sample.orders[0], all.orders[0]);
