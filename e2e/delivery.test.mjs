@@ -17,8 +17,8 @@ import { BASE_URL, SCREENSHOTS, useBrowser } from './browser.mjs';
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 const CHAPTERS = [1, 2, 3, 4, 5];
 /** Issue 7's goal for a first visit, reported as a figure; and the budget the page is held to,
- *  which is the goal now that the page meets it (341 KiB: the HTML with its style sheets inline,
- *  the JS glue and the wasm), so that it cannot grow unnoticed. Lower the budget as the page
+ *  which is the goal now that the page meets it (about 345 KiB: the HTML with its style sheets
+ *  inline, the JS glue and the wasm), so that it cannot grow unnoticed. Lower the budget as the page
  *  shrinks; never raise it without saying why. */
 const FIRST_VISIT_GOAL = 350 * 1024;
 const FIRST_VISIT_BUDGET = 350 * 1024;

@@ -361,6 +361,51 @@ test('Run on PostgreSQL reports that the model and the database agree', async ()
   }
 });
 
+test('Prove it on PostgreSQL runs every order and says that the model and the database agree', async () => {
+  const { context, page, errors } = await openChapter(4);
+  try {
+    const prove = page.locator('[data-testid="prove"]');
+    // Without the real server, the next test holds the button to saying so.
+    if (!EXPECT_POSTGRES) return;
+    await page.locator('[data-testid="prove"]:not([disabled])').waitFor({ timeout: 10_000 });
+    assert.equal((await prove.innerText()).trim(), 'Prove it on PostgreSQL');
+    await prove.click();
+    const proof = page.locator('[data-testid="proof"][data-agree]');
+    await proof.waitFor({ timeout: 120_000 });
+    const text = await proof.innerText();
+    assert.equal(await proof.getAttribute('data-agree'), 'true', text);
+    const [, orders] = text.match(/All (\d+) orders: the model and PostgreSQL agree\./) ?? [];
+    assert.ok(orders, text);
+    // The same count as the explorer's, which ran them in the model.
+    await page.locator('[data-testid="explore"]').click();
+    assert.match(await page.locator('[data-testid="explore-result"]').innerText(), new RegExp(`of ${orders} orders|the ${orders} orders`));
+    assert.match(text, /PostgreSQL ran \d+ of them a second/);
+    await page.locator('.explorer').screenshot({ path: join(SCREENSHOTS, 'proof.png') });
+    assert.deepEqual(unexpected(errors), []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('without a server or its database, Prove it on PostgreSQL says so instead of failing', async () => {
+  const cases = [
+    [(route) => route.abort('connectionrefused'), 'Prove it on PostgreSQL: needs the Last Seat server'],
+    [(route) => route.fulfill({ status: 503, contentType: 'application/json', body: '{"error":{"field":null,"message":"down"}}' }),
+      'Prove it on PostgreSQL: the server cannot reach its database now'],
+  ];
+  for (const [answer, words] of cases) {
+    const { context, page, errors } = await openChapter(4, { setup: (p) => p.route('**/api/health', answer) });
+    try {
+      const prove = page.locator('[data-testid="prove"][disabled]', { hasText: words });
+      await prove.waitFor({ timeout: 10_000 });
+      assert.equal((await prove.innerText()).trim(), words);
+      assert.deepEqual(unexpected(errors, { healthMayFail: true }), []);
+    } finally {
+      await context.close();
+    }
+  }
+});
+
 test('an order the model marks as a race says so, and a real run that takes the other order names it', async () => {
   // Ana and Ben both wait to insert A1's ticket behind Carl's; Carl's rollback wakes them at once.
   const RACE = {

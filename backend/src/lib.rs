@@ -1,5 +1,6 @@
 //! Last Seat's server side: the executor that runs a schedule on a real PostgreSQL, the
-//! replay that compares it with the simulator, the HTTP API and the static page.
+//! replay that compares it with the simulator, the verification of every order of a schedule,
+//! the HTTP API and the static page.
 //!
 //! `main.rs` only reads its configuration, connects and hands a bound listener to [`serve`].
 
@@ -8,6 +9,7 @@ pub mod executor;
 pub mod explore;
 pub mod http;
 pub mod replay;
+pub mod verify;
 pub mod views;
 
 pub use http::{router, serve, AppState};

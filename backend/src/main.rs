@@ -1,5 +1,6 @@
 //! The `backend` command: `serve` the API and the page, `replay` schedule files on
 //! PostgreSQL and in the simulator, `explore` every interleaving of one in the simulator,
+//! `verify` every interleaving of one on PostgreSQL against the simulator,
 //! `compress` the built page (its `.br` and `.gz` files, which `serve` sends as they are), or
 //! print the model's `views` of every step for the browser tests.
 
@@ -42,6 +43,19 @@ enum Command {
     },
     /// Run every feasible interleaving of a schedule file in the simulator, grouped by verdict.
     Explore { file: PathBuf },
+    /// Run every feasible interleaving of a schedule file on PostgreSQL and in the simulator,
+    /// and say per verdict whether the two agreed on every one.
+    Verify {
+        file: PathBuf,
+        /// Runs at once, each in its own schema with a connection per buyer (default: four per
+        /// core).
+        #[arg(long, value_parser = clap::value_parser!(u16).range(1..=256))]
+        jobs: Option<u16>,
+        /// The most orders run; past it, a sample spread evenly over all of them.
+        #[arg(long, default_value_t = backend::verify::cli::DEFAULT_LIMIT,
+              value_parser = clap::value_parser!(u64).range(1..=backend::verify::COUNT_LIMIT))]
+        limit: u64,
+    },
     /// Write a brotli (.br) and a gzip (.gz) copy beside every text and wasm file of the built
     /// page, for `serve` to send precompressed.
     Compress {
@@ -81,6 +95,9 @@ async fn main() -> ExitCode {
                 ExitCode::from(2)
             }
         },
+        Command::Verify { file, jobs, limit } => {
+            backend::verify::cli::command(&file, jobs.map(usize::from), limit).await
+        }
         Command::Explore { file } => match backend::explore::explore_file(&file) {
             Ok(report) => {
                 print!("{report}");

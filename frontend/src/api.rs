@@ -6,8 +6,30 @@ use shared::schedule::{Op, ScheduleFile};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 
+mod proof;
+
+pub use proof::{verify, Proof};
+
 /// One request with `fetch`: the status and the body's text, or `None` if there was no answer.
 async fn fetch(method: &str, url: &str, json: Option<&str>) -> Option<(u16, String)> {
+    let response = request(method, url, json).await?;
+    Some((response.status(), text_of(&response).await))
+}
+
+/// The body's text, all of it; empty if it cannot be read.
+async fn text_of(response: &web_sys::Response) -> String {
+    let text = match response.text() {
+        Ok(promise) => JsFuture::from(promise)
+            .await
+            .ok()
+            .and_then(|t| t.as_string()),
+        Err(_) => None,
+    };
+    text.unwrap_or_default()
+}
+
+/// One request with `fetch`: the response as soon as its head is in.
+async fn request(method: &str, url: &str, json: Option<&str>) -> Option<web_sys::Response> {
     let init = web_sys::RequestInit::new();
     init.set_method(method);
     if let Some(json) = json {
@@ -17,15 +39,7 @@ async fn fetch(method: &str, url: &str, json: Option<&str>) -> Option<(u16, Stri
         init.set_body(&JsValue::from_str(json));
     }
     let promise = web_sys::window()?.fetch_with_str_and_init(url, &init);
-    let response: web_sys::Response = JsFuture::from(promise).await.ok()?.dyn_into().ok()?;
-    let text = match response.text() {
-        Ok(promise) => JsFuture::from(promise)
-            .await
-            .ok()
-            .and_then(|t| t.as_string()),
-        Err(_) => None,
-    };
-    Some((response.status(), text.unwrap_or_default()))
+    JsFuture::from(promise).await.ok()?.dyn_into().ok()
 }
 
 /// What `GET /api/health` told us about the server and its database.
@@ -157,22 +171,29 @@ pub async fn run(file: &ScheduleFile) -> Result<Report, String> {
     let body = serde_json::to_string(file).map_err(|e| e.to_string())?;
     let (status, text) = fetch("POST", "/api/runs", Some(&body))
         .await
-        .ok_or_else(|| {
-            "The server did not answer: real runs need the Last Seat server (scripts/run)."
-                .to_string()
-        })?;
+        .ok_or_else(no_answer)?;
     let json = serde_json::from_str::<Value>(&text).ok();
     if (200..300).contains(&status) {
         return json.as_ref().and_then(Report::from_json).ok_or_else(|| {
             "The server's answer was not a run report: is this a Last Seat server?".to_string()
         });
     }
+    Err(refusal("run", status, json))
+}
+
+/// No answer at all to a call that needs the server.
+fn no_answer() -> String {
+    "The server did not answer: real runs need the Last Seat server (scripts/run).".to_string()
+}
+
+/// Why the server refused `what` (its JSON message, if it sent one), in a sentence.
+fn refusal(what: &str, status: u16, json: Option<Value>) -> String {
     let message = json.and_then(|v| v["error"]["message"].as_str().map(str::to_string));
-    Err(match (status, message) {
-        (_, Some(message)) => format!("The server refused the run ({status}): {message}"),
+    match (status, message) {
+        (_, Some(message)) => format!("The server refused the {what} ({status}): {message}"),
         (404, None) => "No Last Seat server here: this page is served statically, so it \
                         simulates only. Start the server with scripts/run for real runs."
             .to_string(),
         (_, None) => format!("The server answered {status} without a reason."),
-    })
+    }
 }

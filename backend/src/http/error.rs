@@ -42,6 +42,9 @@ pub enum ApiError {
     /// No slot for the run: try again after `retry_after` seconds.
     #[error("too many runs at once")]
     Busy { retry_after: u64, waited: bool },
+    /// As many verifications (`POST /api/verify`) as the server takes at once are under way.
+    #[error("too many verifications at once")]
+    Verifying { at_once: usize, retry_after: u64 },
     /// The route exists but not with this method; `allow` lists the methods it takes.
     #[error("method {method} not allowed")]
     MethodNotAllowed { method: String, allow: String },
@@ -146,6 +149,15 @@ impl IntoResponse for ApiError {
                     if *waited { ", and this one waited its turn too long" } else { ", and yours already fill your place in the queue" }
                 ),
             ),
+            ApiError::Verifying { at_once, retry_after } => (
+                StatusCode::SERVICE_UNAVAILABLE,
+                None,
+                format!(
+                    "the server is already proving {at_once} schedule{} on PostgreSQL, as many as it \
+                     proves at once: try again in {retry_after} s",
+                    if *at_once == 1 { "" } else { "s" }
+                ),
+            ),
             ApiError::MethodNotAllowed { method, allow } => (
                 StatusCode::METHOD_NOT_ALLOWED,
                 None,
@@ -179,7 +191,9 @@ impl IntoResponse for ApiError {
             ),
             ApiError::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, None, "internal error".to_string()),
         };
-        if status.is_server_error() && !matches!(self, ApiError::Busy { .. }) {
+        if status.is_server_error()
+            && !matches!(self, ApiError::Busy { .. } | ApiError::Verifying { .. })
+        {
             tracing::error!(error = %self, "request failed");
         }
         let mut response = (
@@ -189,7 +203,7 @@ impl IntoResponse for ApiError {
             .into_response();
         let headers = response.headers_mut();
         match &self {
-            ApiError::Busy { retry_after, .. } => {
+            ApiError::Busy { retry_after, .. } | ApiError::Verifying { retry_after, .. } => {
                 headers.insert(RETRY_AFTER, HeaderValue::from(*retry_after));
             }
             ApiError::MethodNotAllowed { allow, .. } => {

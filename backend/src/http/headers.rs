@@ -148,10 +148,11 @@ fn is_subresource(headers: &HeaderMap) -> bool {
 fn json_error(status: StatusCode, method: &axum::http::Method, path: &str) -> Response {
     match status {
         // The router adds its `Allow` header outside every layer, after this has run: so the
-        // methods are named here from the routes (`router`), where only `/api/runs` is a POST.
+        // methods are named here from the routes (`router`), where only `/api/runs` and
+        // `/api/verify` are POSTs.
         StatusCode::METHOD_NOT_ALLOWED => ApiError::MethodNotAllowed {
             method: method.to_string(),
-            allow: if path == "/api/runs" {
+            allow: if path == "/api/runs" || path == "/api/verify" {
                 "POST"
             } else {
                 "GET,HEAD"

@@ -1,4 +1,5 @@
-//! The HTTP API and the static page: `/api/health`, `/api/scenarios`, `/api/runs`, and the
+//! The HTTP API and the static page: `/api/health`, `/api/scenarios`, `/api/runs`,
+//! `/api/verify` (every order of a schedule on PostgreSQL, streamed), and the
 //! built frontend for every other path (precompressed, cached by hash, its HTML with the
 //! chapter's words already in it), served by an accept loop of our own (`listener.rs`) that
 //! bounds what a client connection may take, with fair admission of runs (`admission.rs`).
@@ -16,6 +17,7 @@ pub mod page;
 mod routes;
 mod sockets;
 mod stall;
+pub mod verify;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -36,6 +38,7 @@ use tower_http::trace::TraceLayer;
 use admission::{Admission, Rules};
 pub use error::ApiError;
 pub use listener::Limits;
+pub use verify::VerifyRules;
 
 use crate::db;
 
@@ -56,6 +59,9 @@ pub struct AppState {
     run_limit: Duration,
     /// The page's HTML per address, rendered and compressed once per build.
     html: Arc<html::HtmlCache>,
+    /// The bounds on `POST /api/verify`, and its verifications under way.
+    verify_rules: VerifyRules,
+    verifications: Arc<tokio::sync::Semaphore>,
 }
 
 impl AppState {
@@ -70,7 +76,16 @@ impl AppState {
             readiness: db::Readiness::ready(),
             run_limit: crate::executor::RUN_TIMEOUT,
             html: Arc::default(),
+            verify_rules: VerifyRules::default(),
+            verifications: Arc::new(tokio::sync::Semaphore::new(VerifyRules::default().at_once)),
         }
+    }
+
+    /// The same state with other bounds on verifications (the tests' smaller ones, say).
+    pub fn with_verify_rules(mut self, rules: VerifyRules) -> AppState {
+        self.verifications = Arc::new(tokio::sync::Semaphore::new(rules.at_once));
+        self.verify_rules = rules;
+        self
     }
 
     /// The same state with other admission rules (the tests' smaller bounds, say).
@@ -110,7 +125,13 @@ pub fn router(state: AppState) -> Router {
         .route("/api/{*rest}", any(|| async { ApiError::NotFound }))
         // A run's report repeats the tables at every entry: gzip makes it a few percent of
         // its size (`Accept-Encoding: gzip`, which every browser sends).
-        .layer(CompressionLayer::new());
+        .layer(CompressionLayer::new())
+        // Added after the compression: a gzip stream would hold the progress lines back until
+        // its buffer fills.
+        .route(
+            "/api/verify",
+            post(verify::verify).layer(DefaultBodyLimit::max(RUN_BODY_LIMIT)),
+        );
     let app = match &state.dist {
         Some(dist) => {
             let files = ServeDir::new(dist)

@@ -59,15 +59,7 @@ pub async fn create_run(
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Json<Report>, ApiError> {
-    require_json(&headers)?;
-    let body = body?;
-    let text = std::str::from_utf8(&body).map_err(|_| {
-        ApiError::BadSchedule(ScheduleError::new(
-            "schedule",
-            "the body is not UTF-8 text: send the schedule file's JSON",
-        ))
-    })?;
-    let schedule = Schedule::parse_json(text).map_err(ApiError::BadSchedule)?;
+    let schedule = schedule_of(&headers, body)?;
     state.readiness.check().map_err(ApiError::NotReady)?;
     let cost = Cost::of(&shared::engine::simulate(&schedule).map_err(ApiError::CannotRun)?);
     let _turn = state
@@ -87,4 +79,22 @@ pub async fn create_run(
     Ok(Json(
         replay::replay_within(&state.pool, &schedule, state.run_limit).await?,
     ))
+}
+
+/// The schedule a request's body holds, said to be JSON (`POST /api/runs` and
+/// `POST /api/verify`): a cross-site form or `text/plain` fetch, which needs no preflight, is
+/// refused before anything runs.
+pub(super) fn schedule_of(
+    headers: &HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Schedule, ApiError> {
+    require_json(headers)?;
+    let body = body?;
+    let text = std::str::from_utf8(&body).map_err(|_| {
+        ApiError::BadSchedule(ScheduleError::new(
+            "schedule",
+            "the body is not UTF-8 text: send the schedule file's JSON",
+        ))
+    })?;
+    Schedule::parse_json(text).map_err(ApiError::BadSchedule)
 }

@@ -1,9 +1,11 @@
 //! "Find it for me": every feasible order of the programs, run in the model and grouped by
-//! verdict and by how the losing buyer was stopped; load any group's example.
+//! verdict and by how the losing buyer was stopped; load any group's example. Beside it, "Prove
+//! it on PostgreSQL" (`proof.rs`) runs every order on the server's database.
 
 use leptos::prelude::*;
 use shared::explorer::{self, Exploration};
 
+use super::proof::{ProofLine, ProveButton, Prover};
 use crate::model;
 use crate::state::use_lab;
 
@@ -34,6 +36,7 @@ pub fn Explorer() -> impl IntoView {
     let lab = use_lab();
     let result = RwSignal::new(None::<(Exploration, u64)>);
     let goal = RwSignal::new(None::<GoalCount>);
+    let prover = Prover::new();
     // A new schedule (another defence, an edit) makes an old exploration wrong: drop it.
     let programs = Memo::new(move |_| {
         lab.schedule
@@ -43,6 +46,7 @@ pub fn Explorer() -> impl IntoView {
         programs.track();
         result.set(None);
         goal.set(None);
+        prover.reset();
     });
     let explore = move |_| {
         let started = now_ms();
@@ -54,8 +58,12 @@ pub fn Explorer() -> impl IntoView {
         <section class="explorer" aria-labelledby="explorer-title">
             <div class="section-head">
                 <h3 id="explorer-title">"Every order"</h3>
-                <button class="primary" on:click=explore data-testid="explore">"Find it for me"</button>
+                <div class="actions">
+                    <button class="primary" on:click=explore data-testid="explore">"Find it for me"</button>
+                    <ProveButton prover />
+                </div>
             </div>
+            <ProofLine prover />
             {move || result.get().map(|(exploration, tenths)| view! { <Report exploration tenths /> })}
             {move || goal.get().map(|g| view! { <GoalLine count=g /> })}
         </section>

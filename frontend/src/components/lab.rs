@@ -12,7 +12,7 @@ use super::explorer::Explorer;
 use super::fork::NextSteps;
 use super::matrix::Matrix;
 use super::phones::Phones;
-use super::postgres::RealPanel;
+use super::postgres::{RealPanel, ServerHealth};
 use super::rows::StoredRows;
 use super::sandbox::Editor;
 use super::seatmap::SeatMap;
@@ -24,6 +24,7 @@ use crate::state::Lab;
 #[component]
 pub fn LabView(lab: Lab) -> impl IntoView {
     provide_context(lab);
+    provide_context(ServerHealth::ask());
     let chapter = lab.chapter;
     view! {
         <div class="lab" class:presenter=move || lab.presenter.get()>

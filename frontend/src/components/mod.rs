@@ -12,6 +12,7 @@ mod matrix;
 mod pages;
 mod phones;
 mod postgres;
+mod proof;
 mod reorder;
 mod rows;
 mod sandbox;

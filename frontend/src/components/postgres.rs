@@ -9,10 +9,23 @@ use crate::api::{self, Health, RealRun, RunEntry};
 use crate::model;
 use crate::state::use_lab;
 
+/// What `GET /api/health` said, asked once per lab and shared by the real run and the proof.
+#[derive(Clone, Copy)]
+pub struct ServerHealth(pub LocalResource<Health>);
+
+impl ServerHealth {
+    /// Asks the server.
+    pub fn ask() -> ServerHealth {
+        ServerHealth(LocalResource::new(api::health))
+    }
+}
+
 #[component]
 pub fn RealPanel() -> impl IntoView {
     let lab = use_lab();
-    let health = LocalResource::new(api::health);
+    let health = use_context::<ServerHealth>()
+        .unwrap_or_else(ServerHealth::ask)
+        .0;
     let run = move |_| {
         let file = lab.schedule.with_untracked(|s| s.to_file());
         lab.real.set(RealRun::Running);
