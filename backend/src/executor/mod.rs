@@ -21,10 +21,14 @@
 
 mod actor;
 mod answer;
+mod cleanup;
 mod ddl;
 mod monitor;
+pub mod phases;
+mod ready;
 mod run;
 mod session;
+mod spacing;
 mod sweep;
 
 use std::time::Duration;
@@ -37,6 +41,8 @@ use tokio::time::Instant;
 
 use crate::db::{self, Fault};
 
+pub use phases::Phases;
+pub use ready::shutdown;
 pub use sweep::{request as request_sweep, sweep_every};
 
 /// The hard bound on one run's set-up and entries (its clean-up has bounds of its own).
@@ -205,24 +211,26 @@ async fn run_within(
         }
     };
     let opened = start.elapsed();
+    let ready = session.shelved;
     let result = match tokio::time::timeout_at(
         deadline,
         run::Driver::new(&schedule, &mut session, completions).run(),
     )
     .await
     {
-        Ok(result) => result,
+        Ok(Ok((trace, mut spent))) => {
+            spent.setup = opened;
+            spent.ready = u64::from(ready);
+            phases::ran(&spent);
+            Ok(trace)
+        }
+        Ok(Err(e)) => Err(e),
         Err(_) => Err(ExecError::Timeout(limit)),
     };
-    let ran = start.elapsed();
+    // A run that ended normally leaves its schema fit for the next one, once emptied.
+    let keep = matches!(&result, Ok(_) | Err(ExecError::Schedule(_)));
     let _ = answer.send(result);
-    session.close().await;
-    tracing::debug!(
-        open_ms = opened.as_secs_f64() * 1e3,
-        run_ms = (ran - opened).as_secs_f64() * 1e3,
-        close_ms = (start.elapsed() - ran).as_secs_f64() * 1e3,
-        "a run on PostgreSQL"
-    );
+    session.close(keep).await;
 }
 
 enum OpenError {

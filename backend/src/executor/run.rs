@@ -12,7 +12,9 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use super::actor::Completion;
+use super::phases::Phases;
 use super::session::Session;
+use super::spacing::{self, Seats};
 use super::{answer, monitor, ExecError};
 
 /// How long a statement just sent gets to answer before the monitor asks whether it is blocked:
@@ -23,14 +25,6 @@ const RUNNING_POLL: Duration = Duration::from_micros(500);
 /// How long to wait before asking again while blocked sessions form a cycle, which PostgreSQL's
 /// deadlock detector breaks after `deadlock_timeout` (1 s).
 const DEADLOCK_POLL: Duration = Duration::from_millis(10);
-/// How long after a wait begins the next statement is held back. Every session has the same
-/// `deadlock_timeout`, so of two waits on a cycle PostgreSQL fails the one that began first,
-/// as the model does, only if the other began later by more than the time a loaded machine
-/// may take to run a timed-out session: a few milliseconds apart, either may be first. And it
-/// is short beside `deadlock_timeout` (1 s): a wait is checked once, so a cycle that closes
-/// after the check of a wait on it fails another session, and twenty waits can begin one after
-/// another before that could happen.
-const WAIT_SPACING: Duration = Duration::from_millis(50);
 /// How long past the last wait's `deadlock_timeout` the executor waits after a deadlock is
 /// broken, for the deadlock checks of every wait still in progress to have run.
 const CHECK_MARGIN: Duration = Duration::from_millis(100);
@@ -83,8 +77,11 @@ pub(crate) struct Driver<'a> {
     entries: Vec<EntryTrace>,
     /// Something committed a change during the current entry: the tables must be read again.
     committed: bool,
-    /// When the latest wait began plus `WAIT_SPACING`: no statement is sent before.
-    spaced_until: Option<Instant>,
+    /// Per actor: the seats its transaction (or its statement in flight) may hold or wait for
+    /// locks on, for `spacing`.
+    touched: Vec<Seats>,
+    /// Where the run's time went.
+    spent: Phases,
     /// Per actor: when its statement's current wait began, as first seen (a little late).
     wait_began: Vec<Option<Instant>>,
     /// Per actor: the lock its statement was last seen waiting for.
@@ -111,16 +108,19 @@ impl<'a> Driver<'a> {
             pids,
             entries: Vec::with_capacity(schedule.order().len()),
             committed: false,
-            spaced_until: None,
+            touched: vec![Seats::default(); n],
+            spent: Phases::default(),
             wait_began: vec![None; n],
             awaiting: vec![String::new(); n],
             deadlock_broken: false,
         }
     }
 
-    pub async fn run(mut self) -> Result<Trace, ExecError> {
+    /// Runs the order; the trace, and where the time went (set-up aside).
+    pub async fn run(mut self) -> Result<(Trace, Phases), ExecError> {
+        let started = Instant::now();
         let show = self.schedule.scenario().show;
-        let initial = monitor::snapshot(self.session.monitor(), show).await?;
+        let initial = self.snapshot(show).await?;
         let mut tables = initial.clone();
         for (k, &a) in self.schedule.order().iter().enumerate() {
             if let Some(p) = &self.pending[a] {
@@ -150,18 +150,50 @@ impl<'a> Driver<'a> {
                 Action::Send(statement) => {
                     // The committed tables change only when a transaction that wrote commits.
                     if self.send(k, a, statement).await? {
-                        tables = monitor::snapshot(self.session.monitor(), show).await?;
+                        tables = self.snapshot(show).await?;
                     }
                 }
             }
             self.entries[k].tables = tables.clone();
         }
+        let checked = Instant::now();
         self.all_sessions_alive().await?;
-        Ok(Trace {
+        let mut spent = self.spent;
+        spent.end_check = checked.elapsed();
+        spent.entries = started.elapsed().saturating_sub(
+            spent.snapshots + spent.blocking_checks + spent.held_back + spent.end_check,
+        );
+        spent.runs = 1;
+        let trace = Trace {
             entries: self.entries,
             initial,
             races: Vec::new(),
-        })
+        };
+        Ok((trace, spent))
+    }
+
+    /// The committed tables, as a fresh transaction reads them now.
+    async fn snapshot(&mut self, show: i64) -> Result<Tables, ExecError> {
+        let started = Instant::now();
+        let tables = monitor::snapshot(self.session.monitor(), show).await;
+        self.spent.snapshots += started.elapsed();
+        tables
+    }
+
+    /// Holds actor `a`'s statement `op` back for as long as `spacing` says.
+    async fn space(&mut self, a: usize, op: &Op) {
+        let pending: Vec<bool> = self.pending.iter().map(Option::is_some).collect();
+        let sessions = spacing::Sessions {
+            blockers: &self.blockers,
+            pending: &pending,
+            began: &self.wait_began,
+            touched: &self.touched,
+        };
+        let now = Instant::now();
+        if let Some(until) = sessions.hold_until(a, op, now) {
+            tokio::time::sleep_until(until).await;
+            self.spent.held_back += now.elapsed();
+        }
     }
 
     /// Fails if one of the actors' sessions was ended from outside (`pg_terminate_backend`)
@@ -192,9 +224,8 @@ impl<'a> Driver<'a> {
         let op = &self.schedule.actors()[a].program[op_index];
         let commit_of_failed = matches!(op, Op::Commit) && self.clients.commit_of_failed(a);
         let autocommit = !self.clients.actors[a].in_tx;
-        if let Some(until) = self.spaced_until.take() {
-            tokio::time::sleep_until(until).await;
-        }
+        self.space(a, op).await;
+        self.touched[a].add(&spacing::locked_by(op));
         self.clients.sent(self.schedule, a, k);
         self.pending[a] = Some(Pending {
             entry: k,
@@ -211,15 +242,9 @@ impl<'a> Driver<'a> {
         }
         self.committed = false;
         self.deadlock_broken = false;
-        let sent_at = Instant::now();
         self.quiesce(k).await?;
         if self.deadlock_broken {
             self.let_deadlock_checks_run(k).await?;
-        }
-        // A wait began during this entry: the statement just sent blocked, or one woken by a
-        // commit went back to waiting on someone else.
-        if self.wait_began.iter().flatten().any(|&t| t >= sent_at) {
-            self.spaced_until = Some(Instant::now() + WAIT_SPACING);
         }
         if self.pending[a].is_some() {
             self.entries[k].waited_for = self.names(&self.blockers[a]);
@@ -246,7 +271,9 @@ impl<'a> Driver<'a> {
                 continue;
             }
             let pids: Vec<i32> = waiting.iter().map(|&a| self.pids[a]).collect();
+            let asked = Instant::now();
             let states = monitor::blocking(self.session.monitor(), &pids, &self.pids).await?;
+            self.spent.blocking_checks += asked.elapsed();
             let mut all_blocked = true;
             for state in states {
                 let Some(a) = self.actor_of(state.pid) else {
@@ -296,7 +323,9 @@ impl<'a> Driver<'a> {
             .filter_map(|a| self.wait_began[a])
             .max();
         if let Some(last) = last {
+            let now = Instant::now();
             tokio::time::sleep_until(last + timeout + CHECK_MARGIN).await;
+            self.spent.held_back += now.elapsed();
             self.quiesce(k).await?;
         }
         Ok(())
@@ -354,6 +383,10 @@ impl<'a> Driver<'a> {
         self.blockers[a].clear();
         self.awaiting[a].clear();
         self.wait_began[a] = None;
+        // Its locks go when its transaction ends (an aborted one's, conservatively, only then).
+        if matches!(op, Op::Commit | Op::Rollback) || p.autocommit {
+            self.touched[a].clear();
+        }
         self.deadlock_broken |=
             matches!(&result, StepResult::Error { code, .. } if code == "40P01");
         let entry = &mut self.entries[p.entry];

@@ -1,5 +1,5 @@
 //! What the fault tests ask a private cluster, on connections of their own: the run schemas
-//! left, the connections of a server's pool and what they do, the backends waiting on a lock;
+//! left (the ready ones aside), the connections of a server's pool and what they do, the backends waiting on a lock;
 //! and the waits, generous and bounded, until nothing of a run is left.
 
 use std::time::{Duration, Instant};
@@ -21,9 +21,11 @@ pub fn observer(cluster: &Cluster) -> PgPool {
         .expect("a lazy pool")
 }
 
-/// Every run schema in the cluster's database.
+/// Every run schema in the cluster's database but the ready ones (`schemas::LEFT_BEHIND`).
 pub async fn schemas(observer: &PgPool) -> Result<Vec<String>, sqlx::Error> {
-    sqlx::query_scalar("select nspname::text from pg_namespace where nspname like 'run\\_%'")
+    sqlx::query_scalar(super::schemas::LEFT_BEHIND)
+        .bind("run\\_%")
+        .bind(backend::executor::SCHEMA_LOCK_CLASS)
         .fetch_all(observer)
         .await
 }
