@@ -105,7 +105,7 @@ impl Cleanup {
         let uses = self.uses + 1;
         let emptied = tokio::time::timeout(RESET_LIMIT, async {
             monitor::simple(conn, &ddl::EMPTY).await?;
-            if uses % VACUUM_EVERY == 0 {
+            if uses.is_multiple_of(VACUUM_EVERY) {
                 monitor::simple(conn, &ddl::VACUUM).await?;
             }
             Ok::<_, sqlx::Error>(())

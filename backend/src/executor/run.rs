@@ -17,8 +17,9 @@ use super::session::Session;
 use super::spacing::{self, Seats};
 use super::{answer, monitor, ExecError};
 
-/// How long a statement just sent gets to answer before the monitor asks whether it is blocked:
-/// most answer well within it, and then no question is needed.
+/// How long a statement just sent (or the statements still in flight after an answer came in:
+/// a commit's answer, then those of the statements it woke) gets to answer before the monitor
+/// asks whether it is blocked: most answer well within it, and then no question is needed.
 const FIRST_ANSWER: Duration = Duration::from_micros(500);
 /// How long to wait for an answer before asking again while a statement runs.
 const RUNNING_POLL: Duration = Duration::from_micros(500);
@@ -257,7 +258,11 @@ impl<'a> Driver<'a> {
     async fn quiesce(&mut self, k: usize) -> Result<(), ExecError> {
         let mut patience = Some(FIRST_ANSWER);
         loop {
-            for c in self.arrived().await {
+            let arrived = self.arrived().await;
+            if !arrived.is_empty() {
+                patience = Some(FIRST_ANSWER);
+            }
+            for c in arrived {
                 self.complete(c, k)?;
             }
             let waiting: Vec<usize> = (0..self.pending.len())
@@ -267,7 +272,10 @@ impl<'a> Driver<'a> {
                 return Ok(());
             }
             if let Some(first) = patience.take() {
-                self.await_answer(first, k).await?;
+                // An answer in: the others (woken by it, say) get the same patience again.
+                if self.await_answer(first, k).await? {
+                    patience = Some(FIRST_ANSWER);
+                }
                 continue;
             }
             let pids: Vec<i32> = waiting.iter().map(|&a| self.pids[a]).collect();
@@ -299,15 +307,14 @@ impl<'a> Driver<'a> {
             if all_blocked && !self.has_cycle(&waiting) {
                 return Ok(());
             }
-            self.await_answer(
-                if all_blocked {
-                    DEADLOCK_POLL
-                } else {
-                    RUNNING_POLL
-                },
-                k,
-            )
-            .await?;
+            let poll = if all_blocked {
+                DEADLOCK_POLL
+            } else {
+                RUNNING_POLL
+            };
+            if self.await_answer(poll, k).await? {
+                patience = Some(FIRST_ANSWER);
+            }
         }
     }
 
@@ -353,13 +360,14 @@ impl<'a> Driver<'a> {
         .await
     }
 
-    async fn await_answer(&mut self, patience: Duration, k: usize) -> Result<(), ExecError> {
+    /// Waits up to `patience` for an answer; whether one came.
+    async fn await_answer(&mut self, patience: Duration, k: usize) -> Result<bool, ExecError> {
         tokio::select! {
             c = self.completions.recv() => match c {
-                Some(c) => self.complete(c, k),
+                Some(c) => self.complete(c, k).map(|()| true),
                 None => Err(ExecError::Unexpected("every actor connection is gone".to_string())),
             },
-            () = pause(patience) => Ok(()),
+            () = pause(patience) => Ok(false),
         }
     }
 
