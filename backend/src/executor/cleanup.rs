@@ -119,6 +119,9 @@ impl Cleanup {
             }),
             Ok(Err(e)) => {
                 tracing::warn!(error = %e, schema = %self.schema, "emptying a run's schema failed; dropping it");
+                if crate::db::Fault::is_lost(&e) {
+                    super::sweep::request(&self.pool);
+                }
                 None
             }
             Err(_) => {
@@ -218,7 +221,11 @@ impl Cleanup {
                     return true;
                 }
                 Ok(Err(e)) => {
-                    tracing::warn!(error = %e, schema = %self.schema, "dropping a run's schema; retrying")
+                    tracing::warn!(error = %e, schema = %self.schema, "dropping a run's schema; retrying");
+                    if crate::db::Fault::is_lost(&e) {
+                        // A restart or a crash: the ready schemas' connections may be gone too.
+                        super::sweep::request(&self.pool);
+                    }
                 }
                 Err(_) => {
                     tracing::warn!(schema = %self.schema, "dropping a run's schema timed out on the monitor; retrying")

@@ -11,8 +11,8 @@
 //! finds none makes one of its own (as every run did before), which joins the shelf when the run
 //! ends. A run that ends normally empties the tables (and, every `VACUUM_EVERY` runs, vacuums
 //! them: the server's autovacuum may be off) and puts the schema back; any other ending drops it.
-//! One schema is made in the background whenever the shelf is empty, so that the next run need
-//! not make its own. A ready schema whose monitor is gone (a restart ended its session) is never
+//! A run that finds the shelf empty has another made in the background, so that the next run
+//! need not make its own; a shelf that holds as many schemas as run at once makes none. A ready schema whose monitor is gone (a restart ended its session) is never
 //! handed out: the run that finds it so closes it, clears the shelf and makes its own schema.
 //!
 //! The shelf belongs to the pool (its connect options, by address, held weakly): pools live in
@@ -110,12 +110,16 @@ fn most(pool: &PgPool) -> u32 {
     (pool.options().get_max_connections() / 2).clamp(1, MOST_READY)
 }
 
-/// A ready schema of `pool`'s, if one is idle; the run that takes it has it to itself. Asks for
-/// another to be made when the shelf is left empty.
+/// A ready schema of `pool`'s, if one is idle; the run that takes it has it to itself. When
+/// there is none (more runs at once than ever before), the run makes its own, and another is
+/// made in the background for the next one. Once the shelf holds as many as run at once, no
+/// schema is made at all: nothing of the kind competes with the runs' statements.
 pub(crate) fn take(pool: &PgPool) -> Option<Ready> {
     let shelf = shelf(pool);
     let taken = lock(&shelf).idle.pop();
-    stock(pool, &shelf);
+    if taken.is_none() {
+        stock(pool, &shelf);
+    }
     taken
 }
 
@@ -159,11 +163,48 @@ pub(crate) fn clear(pool: &PgPool) {
     sweep::request(pool);
 }
 
-/// Makes one schema in the background if the shelf is empty and has room.
+/// How long an idle ready schema's connection gets to answer a ping in `check`.
+const PING_LIMIT: Duration = Duration::from_secs(1);
+
+/// Pings the idle ready schemas of `pool` (off the shelf meanwhile) and puts back those whose
+/// connection answers; the others are closed (their schemas have no owner any more, for the
+/// sweep). Whether any was gone. The sweep asks first, so that it finds the schemas of
+/// connections that a restart or a crash ended while nothing used them.
+pub(crate) async fn check(pool: &PgPool) -> bool {
+    let shelf = shelf(pool);
+    let idle = std::mem::take(&mut lock(&shelf).idle);
+    if idle.is_empty() {
+        return false;
+    }
+    let pinged = futures::future::join_all(idle.into_iter().map(|mut ready| async move {
+        let alive = matches!(
+            tokio::time::timeout(PING_LIMIT, ready.monitor.ping()).await,
+            Ok(Ok(()))
+        );
+        (ready, alive)
+    }))
+    .await;
+    let mut gone = 0;
+    let mut s = lock(&shelf);
+    for (ready, alive) in pinged {
+        if alive && !s.closed {
+            s.idle.push(ready);
+        } else {
+            gone += u32::from(!alive);
+            s.owned = s.owned.saturating_sub(1);
+            if alive {
+                drop_ready(ready);
+            }
+        }
+    }
+    gone > 0
+}
+
+/// Makes one schema in the background if none is being made and the shelf has room.
 fn stock(pool: &PgPool, shelf: &Arc<Mutex<Shelf>>) {
     {
         let mut s = lock(shelf);
-        if s.closed || s.making || !s.idle.is_empty() || s.owned >= most(pool) {
+        if s.closed || s.making || s.owned >= most(pool) {
             return;
         }
         s.making = true;

@@ -175,6 +175,8 @@ pub fn request(pool: &PgPool) {
         let mut failed = 0;
         loop {
             lock(&due).wanted = false;
+            // Ready schemas whose connection died while idle are the sweep's too.
+            let _ = tokio::time::timeout(SWEEP_LIMIT, super::ready::check(&pool)).await;
             let done = match tokio::time::timeout(SWEEP_LIMIT, sweep(&pool)).await {
                 Ok(Ok(swept)) => {
                     if swept.dropped > 0 {
