@@ -51,7 +51,46 @@ pub(crate) struct Cleanup {
 impl Cleanup {
     pub async fn run(mut self) {
         let started = tokio::time::Instant::now();
-        if tokio::time::timeout(CLEANUP_LIMIT, self.release_actors())
+        let idle = self.actors.iter().all(|a| !a.is_busy());
+        if self.keep && self.created && idle && self.monitor.is_some() {
+            // Nothing runs any more: the actors give their connections back while the schema
+            // is emptied (a row that an actor's open transaction still locks is deleted as soon
+            // as its rollback frees it).
+            let ends: Vec<_> = self
+                .actors
+                .iter_mut()
+                .filter_map(ActorConn::finish)
+                .collect();
+            let (released, ready) = tokio::join!(
+                tokio::time::timeout(CLEANUP_LIMIT, futures::future::join_all(ends)),
+                self.empty()
+            );
+            if released.is_err() {
+                tracing::warn!(schema = %self.schema, "actor connections did not come back in time; closing them");
+                self.actors.iter_mut().for_each(ActorConn::kill);
+            }
+            if let Some(ready) = ready {
+                let back = match released {
+                    Ok(_) => ready::put(&self.pool, ready, self.shelved),
+                    Err(_) => Err(ready),
+                };
+                match back {
+                    Ok(()) => {
+                        phases::closed(Duration::ZERO, started.elapsed());
+                        return;
+                    }
+                    Err(ready) => {
+                        if self.shelved && released.is_ok() {
+                            // `put` already counted it off the shelf.
+                            self.shelved = false;
+                        }
+                        self.schema = ready.name;
+                        self.monitor = Some(Monitor::Own(ready.monitor));
+                    }
+                }
+            }
+            self.keep = false;
+        } else if tokio::time::timeout(CLEANUP_LIMIT, self.release_actors())
             .await
             .is_err()
         {

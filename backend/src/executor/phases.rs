@@ -12,7 +12,7 @@ pub struct Phases {
     /// Runs whose schema was a ready one off the shelf.
     pub ready: u64,
     /// Taking a schema (a ready one, or making one), seeding it and setting the actors'
-    /// connections up.
+    /// connections up (on a ready schema, the first snapshot too: it is read meanwhile).
     pub setup: Duration,
     /// Sending the entries and waiting for their answers.
     pub entries: Duration,
@@ -24,9 +24,11 @@ pub struct Phases {
     pub snapshots: Duration,
     /// The check at the end that every actor's session is still there.
     pub end_check: Duration,
-    /// Giving the actors' connections back.
+    /// Giving the actors' connections back, when it comes first (a statement was still in
+    /// flight, or the schema is dropped).
     pub release: Duration,
-    /// Emptying the schema for the next run, or dropping it.
+    /// Emptying the schema for the next run (while the actors' connections are given back, when
+    /// nothing was in flight any more), or dropping it.
     pub reset: Duration,
 }
 

@@ -121,8 +121,12 @@ impl<'a> Driver<'a> {
     pub async fn run(mut self) -> Result<(Trace, Phases), ExecError> {
         let started = Instant::now();
         let show = self.schedule.scenario().show;
-        let initial = self.snapshot(show).await?;
+        let initial = match self.session.initial.take() {
+            Some(initial) => initial,
+            None => self.snapshot(show).await?,
+        };
         let mut tables = initial.clone();
+        let mut gone_at_end = None;
         for (k, &a) in self.schedule.order().iter().enumerate() {
             if let Some(p) = &self.pending[a] {
                 return Err(self.still_waiting(k, a, p).into());
@@ -151,14 +155,32 @@ impl<'a> Driver<'a> {
                 Action::Send(statement) => {
                     // The committed tables change only when a transaction that wrote commits.
                     if self.send(k, a, statement).await? {
-                        tables = self.snapshot(show).await?;
+                        if k + 1 == self.schedule.order().len() {
+                            // The last snapshot and the end check in one round trip.
+                            let started = Instant::now();
+                            let (last, gone) = monitor::snapshot_and_gone(
+                                self.session.monitor(),
+                                show,
+                                &self.pids,
+                            )
+                            .await?;
+                            self.spent.snapshots += started.elapsed();
+                            tables = last;
+                            gone_at_end = Some(gone);
+                        } else {
+                            tables = self.snapshot(show).await?;
+                        }
                     }
                 }
             }
             self.entries[k].tables = tables.clone();
         }
         let checked = Instant::now();
-        self.all_sessions_alive().await?;
+        let gone = match gone_at_end {
+            Some(gone) => gone,
+            None => monitor::gone(self.session.monitor(), &self.pids).await?,
+        };
+        self.all_sessions_alive(&gone)?;
         let mut spent = self.spent;
         spent.end_check = checked.elapsed();
         spent.entries = started.elapsed().saturating_sub(
@@ -197,12 +219,11 @@ impl<'a> Driver<'a> {
         }
     }
 
-    /// Fails if one of the actors' sessions was ended from outside (`pg_terminate_backend`)
-    /// while idle: that leaves no error on its connection, only its effects (its transaction
+    /// Fails if one of the actors' sessions (`gone`: those found gone after the last entry) was
+    /// ended from outside (`pg_terminate_backend`) while idle: that leaves no error on its connection, only its effects (its transaction
     /// rolled back, its locks freed, whoever waited on them woken), which are no answer of
     /// PostgreSQL's to the schedule.
-    async fn all_sessions_alive(&mut self) -> Result<(), ExecError> {
-        let gone = monitor::gone(self.session.monitor(), &self.pids).await?;
+    fn all_sessions_alive(&self, gone: &[i32]) -> Result<(), ExecError> {
         match gone.first().and_then(|&pid| self.actor_of(pid)) {
             None => Ok(()),
             Some(a) => Err(ExecError::ConnectionLost(sqlx::Error::Io(

@@ -12,6 +12,7 @@ use std::sync::{Arc, Weak};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use futures::future::join_all;
+use shared::outcome::Tables;
 use shared::schedule::{Schedule, SeatStatus};
 use shared::sql;
 use sqlx::pool::PoolConnection;
@@ -183,6 +184,9 @@ pub(crate) struct Session {
     pub(super) shelved: bool,
     /// The runs the schema served before this one.
     pub(super) uses: u32,
+    /// The tables as seeded, when they were read during the set-up (on a ready schema, while
+    /// the actors' connections were being set up).
+    pub(super) initial: Option<Tables>,
 }
 
 impl Session {
@@ -202,6 +206,7 @@ impl Session {
             created: false,
             shelved: false,
             uses: 0,
+            initial: None,
         };
         // On an error the session is dropped here, which spawns its clean-up.
         session.prepare(schedule, completions_tx).await?;
@@ -270,13 +275,20 @@ impl Session {
         self.uses = ready.uses;
         let setup = actor_setup(&self.schema);
         let monitor = self.monitor.as_mut().expect("just set").conn();
+        let show = schedule.scenario().show;
         let (seeded, pids) = tokio::join!(
-            seed(monitor, schedule),
+            async {
+                seed(&mut *monitor, schedule).await?;
+                Ok::<_, sqlx::Error>(monitor::snapshot(&mut *monitor, show).await)
+            },
             join_all(conns.iter_mut().map(|c| actor::setup(c, &setup)))
         );
         let pids = pids.into_iter().collect::<Result<Vec<i32>, _>>();
         match seeded {
-            Ok(()) => Ok(Some(pids?)),
+            Ok(initial) => {
+                self.initial = Some(initial?);
+                Ok(Some(pids?))
+            }
             Err(e) => {
                 tracing::info!(error = %e, schema = %self.schema, "a ready run schema was unfit; the run makes its own");
                 if Fault::is_lost(&e) {
