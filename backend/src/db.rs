@@ -40,7 +40,10 @@ pub fn redact(url: &str) -> String {
 /// (a wrong port, a firewall that drops) would otherwise hold the start-up forever.
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// Connects a pool of `max_connections` (a run takes one connection per actor plus one).
+/// Connects a pool of `max_connections` (a run takes one connection per actor, plus one for its
+/// monitor unless its schema is a ready one: a ready schema's own connection is detached from
+/// the pool, so the executor's shelf adds up to half as many again, at most 16, to the server's
+/// connections).
 pub async fn connect(url: &str, max_connections: u32) -> Result<PgPool, sqlx::Error> {
     connect_within(url, max_connections, CONNECT_TIMEOUT).await
 }

@@ -198,8 +198,11 @@ async fn serve(addr: SocketAddr, dist: PathBuf) -> ExitCode {
         "Last Seat is at http://{}",
         listener.local_addr().unwrap_or(addr)
     );
-    let state = AppState::new(pool, Some(dist)).with_readiness(readiness);
-    match backend::serve(listener, state).await {
+    let state = AppState::new(pool.clone(), Some(dist)).with_readiness(readiness);
+    let served = backend::serve(listener, state).await;
+    // The ready run schemas go with the server (a server killed leaves them to the next sweep).
+    backend::executor::shutdown(&pool).await;
+    match served {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("the server stopped: {e}");
@@ -229,6 +232,7 @@ async fn replay(json: bool, files: &[PathBuf]) -> ExitCode {
             break;
         }
     }
+    backend::executor::shutdown(&pool).await;
     pool.close().await;
     if all_passed {
         ExitCode::SUCCESS

@@ -1,5 +1,5 @@
-//! Every run gives everything back: its schema is dropped and no connection stays inside a
-//! transaction, whether the run ends normally, with a statement still waiting, on an invalid
+//! Every run gives everything back: its schema is dropped or, emptied, kept ready for the next
+//! run by its own idle connection, and no connection stays inside a transaction, whether the run ends normally, with a statement still waiting, on an invalid
 //! order, on a timeout, or because its caller went away. One test, so that nothing else of this
 //! process runs beside it while it counts.
 
@@ -7,8 +7,8 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use backend::executor::{execute, execute_within, ExecError};
-use common::{pool_named, schedule};
+use backend::executor::{execute, execute_within, ExecError, SCHEMA_LOCK_CLASS};
+use common::{pool_named, schedule, schemas::LEFT_BEHIND};
 use sqlx::PgPool;
 
 const APP: &str = "lastseat_cleanup_test";
@@ -27,14 +27,36 @@ const INVALID_ORDER: &str = r#"{ "version": 1, "scenario": { "seats": [ { "id": 
   "actors": { "adam": { "defence": "lock_row" }, "omar": { "defence": "lock_row" } },
   "order": ["adam", "adam", "omar", "omar", "omar"] }"#;
 
-/// This process's run schemas that still exist.
+/// This process's run schemas that still exist, but for the ready ones.
 async fn schemas_left(pool: &PgPool) -> Vec<String> {
     let prefix = format!("run\\_{}\\_%", std::process::id());
-    sqlx::query_scalar("select nspname::text from pg_namespace where nspname like $1")
+    sqlx::query_scalar(LEFT_BEHIND)
         .bind(prefix)
+        .bind(SCHEMA_LOCK_CLASS)
         .fetch_all(pool)
         .await
         .expect("pg_namespace")
+}
+
+/// The rows left in this process's ready schemas: none, once their runs are over.
+async fn rows_left_in_ready_schemas(pool: &PgPool) -> i64 {
+    let names: Vec<String> =
+        sqlx::query_scalar("select nspname::text from pg_namespace where nspname like $1")
+            .bind(format!("run\\_{}\\_%", std::process::id()))
+            .fetch_all(pool)
+            .await
+            .expect("pg_namespace");
+    let mut rows = 0;
+    for name in names {
+        let count: Result<i64, _> = sqlx::query_scalar(&format!(
+            "select (select count(*) from \"{name}\".show_seats) + (select count(*) from \"{name}\".booking_seats)"
+        ))
+        .fetch_one(pool)
+        .await;
+        // A schema dropped meanwhile has nothing left in it.
+        rows += count.unwrap_or(0);
+    }
+    rows
 }
 
 /// This test's connections that are inside a transaction, or have a statement running.
@@ -75,7 +97,12 @@ async fn every_run_drops_its_schema_and_leaves_no_connection_in_a_transaction() 
         .expect("a deadlock run");
     assert!(
         schemas_left(&pool).await.is_empty(),
-        "a normal run drops its schema before it returns"
+        "a normal run drops its schema, or keeps it ready, before it returns"
+    );
+    assert_eq!(
+        rows_left_in_ready_schemas(&pool).await,
+        0,
+        "a schema kept ready is empty"
     );
     settled(&pool).await.expect("after a normal run");
 
@@ -116,4 +143,15 @@ async fn every_run_drops_its_schema_and_leaves_no_connection_in_a_transaction() 
         .expect("a run on reused connections");
     assert_eq!(trace.entries[1].step(), "ok:1");
     settled(&pool).await.expect("at the end");
+
+    // At shutdown the ready schemas go too.
+    backend::executor::shutdown(&pool).await;
+    let prefix = format!("run\\_{}\\_%", std::process::id());
+    let all: Vec<String> =
+        sqlx::query_scalar("select nspname::text from pg_namespace where nspname like $1")
+            .bind(prefix)
+            .fetch_all(&pool)
+            .await
+            .expect("pg_namespace");
+    assert!(all.is_empty(), "schemas left after the shutdown: {all:?}");
 }

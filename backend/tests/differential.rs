@@ -2,7 +2,8 @@
 //!
 //! For every built-in scenario, every feasible interleaving of its programs is run in the model
 //! and on PostgreSQL (one connection per buyer, a schema per run), and the two outcomes must be
-//! identical entry by entry. Then the six orders of the last concert seat, each with its
+//! identical entry by entry (each run on a schema off the executor's shelf, kept ready between
+//! runs, as the server's runs are). Then the six orders of the last concert seat, each with its
 //! verdict, and every exported schedule under `schedules/` with its `expect`.
 
 use std::collections::BTreeMap;
@@ -169,6 +170,7 @@ async fn simulator_and_postgres_agree_on_every_interleaving_of_every_builtin_sce
         scenarios::all().len(),
         started.elapsed()
     );
+    backend::executor::shutdown(&pool).await;
     assert!(
         failures.is_empty(),
         "{} of {runs} interleavings disagree:\n{}",
@@ -250,6 +252,7 @@ async fn the_six_orders_of_the_last_concert_seat_each_get_their_verdict() {
         );
         assert!(told.len() <= 1, "[{label}] at most one owner");
     }
+    backend::executor::shutdown(&pool).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -288,5 +291,6 @@ async fn every_exported_schedule_replays_identically_and_meets_its_expect() {
             }
         }
     }
+    backend::executor::shutdown(&pool).await;
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

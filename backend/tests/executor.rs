@@ -354,19 +354,22 @@ fn runs_polled_together_by_block_on_on_a_loaded_machine_all_end_and_leave_nothin
         .for_each(|b| b.join().expect("a busy thread"));
     assert!(failures.is_empty(), "runs failed: {failures:#?}");
 
-    // Every schema of this process is gone (other tests of this binary run at the same time:
-    // their runs are short, so wait for a moment when none is running).
+    // Every schema of this process is gone or kept ready (other tests of this binary run at
+    // the same time: their runs are short, so wait for a moment when none is running). The
+    // ready schemas of the tests' pools that are gone are the sweep's (their runtimes, which
+    // would have dropped them, are gone too).
     let rt = tokio::runtime::Runtime::new().expect("a runtime");
     let left = rt.block_on(async {
         let pool = pool().await;
         let start = Instant::now();
         loop {
-            let left: Vec<String> =
-                sqlx::query_scalar("select nspname::text from pg_namespace where nspname like $1")
-                    .bind(format!("run\\_{pid}\\_%"))
-                    .fetch_all(&pool)
-                    .await
-                    .expect("pg_namespace");
+            sweep_stale_schemas(&pool).await.expect("a sweep");
+            let left: Vec<String> = sqlx::query_scalar(common::schemas::LEFT_BEHIND)
+                .bind(format!("run\\_{pid}\\_%"))
+                .bind(SCHEMA_LOCK_CLASS)
+                .fetch_all(&pool)
+                .await
+                .expect("pg_namespace");
             if left.is_empty() || start.elapsed() > Duration::from_secs(30) {
                 return left;
             }

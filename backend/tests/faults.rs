@@ -12,6 +12,8 @@ mod cluster;
 mod observe;
 #[path = "common/page.rs"]
 mod page;
+#[path = "common/schemas.rs"]
+mod schemas;
 
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;

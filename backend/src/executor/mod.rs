@@ -1,5 +1,5 @@
 //! The executor: runs a schedule's order on a real PostgreSQL, one connection per actor, in a
-//! schema of its own, and reports what PostgreSQL answered as a `Trace` (the same type the
+//! schema that no other run uses meanwhile, and reports what PostgreSQL answered as a `Trace` (the same type the
 //! simulator writes). It decides no outcome itself: `shared::assess` does, from the trace.
 //!
 //! Each entry is sent on its actor's connection without being awaited; then the run waits for
@@ -8,8 +8,16 @@
 //! blocks stays pending while the schedule goes on; its completion is recorded at the entry
 //! during which it answered.
 //!
+//! The schemas are made ahead and used again (`ready`): each pool has a shelf of ready schemas,
+//! created from the migration text, each with a connection of its own that holds its lock; a
+//! run takes one off the shelf (or, finding none, makes its own), seeds it, and when it ended
+//! normally empties it and puts it back. The free functions below are all there is: the shelf
+//! belongs to the `PgPool` they are given (found by the pool's connect options), so every
+//! caller, the server's routes, the replay and the tests, shares its pool's shelf. `shutdown`
+//! drops a pool's ready schemas; those of a process that ends without it are swept.
+//!
 //! A run is a task of its own, bounded in time at every step (set-up and entries by its limit,
-//! clean-up by `session`'s limits), and nothing in it parks the thread that polls it. Its
+//! clean-up by `cleanup`'s limits), and nothing in it parks the thread that polls it. Its
 //! answer comes at its bound at the latest (`execute` returns within `RUN_TIMEOUT +
 //! CLOSE_BOUND`); a clean-up that takes longer (a backend that is stopped, a server that went
 //! away) goes on in the background, and the run's schema and connections are given back.
@@ -21,10 +29,14 @@
 
 mod actor;
 mod answer;
+mod cleanup;
 mod ddl;
 mod monitor;
+pub mod phases;
+mod ready;
 mod run;
 mod session;
+mod spacing;
 mod sweep;
 
 use std::time::Duration;
@@ -37,6 +49,8 @@ use tokio::time::Instant;
 
 use crate::db::{self, Fault};
 
+pub use phases::Phases;
+pub use ready::shutdown;
 pub use sweep::{request as request_sweep, sweep_every};
 
 /// The hard bound on one run's set-up and entries (its clean-up has bounds of its own).
@@ -205,24 +219,26 @@ async fn run_within(
         }
     };
     let opened = start.elapsed();
+    let ready = session.shelved;
     let result = match tokio::time::timeout_at(
         deadline,
         run::Driver::new(&schedule, &mut session, completions).run(),
     )
     .await
     {
-        Ok(result) => result,
+        Ok(Ok((trace, mut spent))) => {
+            spent.setup = opened;
+            spent.ready = u64::from(ready);
+            phases::ran(&spent);
+            Ok(trace)
+        }
+        Ok(Err(e)) => Err(e),
         Err(_) => Err(ExecError::Timeout(limit)),
     };
-    let ran = start.elapsed();
+    // A run that ended normally leaves its schema fit for the next one, once emptied.
+    let keep = matches!(&result, Ok(_) | Err(ExecError::Schedule(_)));
     let _ = answer.send(result);
-    session.close().await;
-    tracing::debug!(
-        open_ms = opened.as_secs_f64() * 1e3,
-        run_ms = (ran - opened).as_secs_f64() * 1e3,
-        close_ms = (start.elapsed() - ran).as_secs_f64() * 1e3,
-        "a run on PostgreSQL"
-    );
+    session.close(keep).await;
 }
 
 enum OpenError {

@@ -28,6 +28,17 @@ static SNAPSHOT: LazyLock<String> = LazyLock::new(|| {
     )
 });
 
+/// `SNAPSHOT` and, in the same round trip, which of the sessions `$2` are gone (as `GONE`): the
+/// last entry's snapshot and the end-of-run check at once.
+static SNAPSHOT_AND_GONE: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "{},
+       array(select t.pid from unnest($2::int4[]) as t(pid)
+              where not exists (select from pg_stat_activity a where a.pid = t.pid))",
+        *SNAPSHOT
+    )
+});
+
 /// Per session: blocked by one of `$2` (the run's actors), by whom, and the lock it waits for
 /// (a tuple lock, a transaction's end…), which tells a new wait from the same one.
 const BLOCKING: &str =
@@ -63,6 +74,31 @@ struct BookingJson {
 pub(crate) async fn snapshot(conn: &mut PgConnection, show: i64) -> Result<Tables, ExecError> {
     let (seats, bookings, refunds, clock): (String, String, String, i64) =
         sqlx::query_as(&SNAPSHOT).bind(show).fetch_one(conn).await?;
+    tables(seats, bookings, refunds, clock)
+}
+
+/// `snapshot`, and which of the sessions `pids` are gone (`gone`), in one round trip.
+pub(crate) async fn snapshot_and_gone(
+    conn: &mut PgConnection,
+    show: i64,
+    pids: &[i32],
+) -> Result<(Tables, Vec<i32>), ExecError> {
+    let (seats, bookings, refunds, clock, gone): (String, String, String, i64, Vec<i32>) =
+        sqlx::query_as(&SNAPSHOT_AND_GONE)
+            .bind(show)
+            .bind(pids)
+            .fetch_one(conn)
+            .await?;
+    Ok((tables(seats, bookings, refunds, clock)?, gone))
+}
+
+/// The tables, from the snapshot's JSON columns.
+fn tables(
+    seats: String,
+    bookings: String,
+    refunds: String,
+    clock: i64,
+) -> Result<Tables, ExecError> {
     let bad =
         |e: serde_json::Error| ExecError::Unexpected(format!("a snapshot did not parse: {e}"));
     let seats: Vec<SeatJson> = serde_json::from_str(&seats).map_err(bad)?;

@@ -12,25 +12,20 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use super::actor::Completion;
+use super::phases::Phases;
 use super::session::Session;
+use super::spacing::{self, Seats};
 use super::{answer, monitor, ExecError};
 
-/// How long a statement just sent gets to answer before the monitor asks whether it is blocked:
-/// most answer well within it, and then no question is needed.
+/// How long a statement just sent (or the statements still in flight after an answer came in:
+/// a commit's answer, then those of the statements it woke) gets to answer before the monitor
+/// asks whether it is blocked: most answer well within it, and then no question is needed.
 const FIRST_ANSWER: Duration = Duration::from_micros(500);
 /// How long to wait for an answer before asking again while a statement runs.
 const RUNNING_POLL: Duration = Duration::from_micros(500);
 /// How long to wait before asking again while blocked sessions form a cycle, which PostgreSQL's
 /// deadlock detector breaks after `deadlock_timeout` (1 s).
 const DEADLOCK_POLL: Duration = Duration::from_millis(10);
-/// How long after a wait begins the next statement is held back. Every session has the same
-/// `deadlock_timeout`, so of two waits on a cycle PostgreSQL fails the one that began first,
-/// as the model does, only if the other began later by more than the time a loaded machine
-/// may take to run a timed-out session: a few milliseconds apart, either may be first. And it
-/// is short beside `deadlock_timeout` (1 s): a wait is checked once, so a cycle that closes
-/// after the check of a wait on it fails another session, and twenty waits can begin one after
-/// another before that could happen.
-const WAIT_SPACING: Duration = Duration::from_millis(50);
 /// How long past the last wait's `deadlock_timeout` the executor waits after a deadlock is
 /// broken, for the deadlock checks of every wait still in progress to have run.
 const CHECK_MARGIN: Duration = Duration::from_millis(100);
@@ -83,8 +78,11 @@ pub(crate) struct Driver<'a> {
     entries: Vec<EntryTrace>,
     /// Something committed a change during the current entry: the tables must be read again.
     committed: bool,
-    /// When the latest wait began plus `WAIT_SPACING`: no statement is sent before.
-    spaced_until: Option<Instant>,
+    /// Per actor: the seats its transaction (or its statement in flight) may hold or wait for
+    /// locks on, for `spacing`.
+    touched: Vec<Seats>,
+    /// Where the run's time went.
+    spent: Phases,
     /// Per actor: when its statement's current wait began, as first seen (a little late).
     wait_began: Vec<Option<Instant>>,
     /// Per actor: the lock its statement was last seen waiting for.
@@ -111,17 +109,24 @@ impl<'a> Driver<'a> {
             pids,
             entries: Vec::with_capacity(schedule.order().len()),
             committed: false,
-            spaced_until: None,
+            touched: vec![Seats::default(); n],
+            spent: Phases::default(),
             wait_began: vec![None; n],
             awaiting: vec![String::new(); n],
             deadlock_broken: false,
         }
     }
 
-    pub async fn run(mut self) -> Result<Trace, ExecError> {
+    /// Runs the order; the trace, and where the time went (set-up aside).
+    pub async fn run(mut self) -> Result<(Trace, Phases), ExecError> {
+        let started = Instant::now();
         let show = self.schedule.scenario().show;
-        let initial = monitor::snapshot(self.session.monitor(), show).await?;
+        let initial = match self.session.initial.take() {
+            Some(initial) => initial,
+            None => self.snapshot(show).await?,
+        };
         let mut tables = initial.clone();
+        let mut gone_at_end = None;
         for (k, &a) in self.schedule.order().iter().enumerate() {
             if let Some(p) = &self.pending[a] {
                 return Err(self.still_waiting(k, a, p).into());
@@ -150,26 +155,75 @@ impl<'a> Driver<'a> {
                 Action::Send(statement) => {
                     // The committed tables change only when a transaction that wrote commits.
                     if self.send(k, a, statement).await? {
-                        tables = monitor::snapshot(self.session.monitor(), show).await?;
+                        if k + 1 == self.schedule.order().len() {
+                            // The last snapshot and the end check in one round trip.
+                            let started = Instant::now();
+                            let (last, gone) = monitor::snapshot_and_gone(
+                                self.session.monitor(),
+                                show,
+                                &self.pids,
+                            )
+                            .await?;
+                            self.spent.snapshots += started.elapsed();
+                            tables = last;
+                            gone_at_end = Some(gone);
+                        } else {
+                            tables = self.snapshot(show).await?;
+                        }
                     }
                 }
             }
             self.entries[k].tables = tables.clone();
         }
-        self.all_sessions_alive().await?;
-        Ok(Trace {
+        let checked = Instant::now();
+        let gone = match gone_at_end {
+            Some(gone) => gone,
+            None => monitor::gone(self.session.monitor(), &self.pids).await?,
+        };
+        self.all_sessions_alive(&gone)?;
+        let mut spent = self.spent;
+        spent.end_check = checked.elapsed();
+        spent.entries = started.elapsed().saturating_sub(
+            spent.snapshots + spent.blocking_checks + spent.held_back + spent.end_check,
+        );
+        spent.runs = 1;
+        let trace = Trace {
             entries: self.entries,
             initial,
             races: Vec::new(),
-        })
+        };
+        Ok((trace, spent))
     }
 
-    /// Fails if one of the actors' sessions was ended from outside (`pg_terminate_backend`)
-    /// while idle: that leaves no error on its connection, only its effects (its transaction
+    /// The committed tables, as a fresh transaction reads them now.
+    async fn snapshot(&mut self, show: i64) -> Result<Tables, ExecError> {
+        let started = Instant::now();
+        let tables = monitor::snapshot(self.session.monitor(), show).await;
+        self.spent.snapshots += started.elapsed();
+        tables
+    }
+
+    /// Holds actor `a`'s statement `op` back for as long as `spacing` says.
+    async fn space(&mut self, a: usize, op: &Op) {
+        let pending: Vec<bool> = self.pending.iter().map(Option::is_some).collect();
+        let sessions = spacing::Sessions {
+            blockers: &self.blockers,
+            pending: &pending,
+            began: &self.wait_began,
+            touched: &self.touched,
+        };
+        let now = Instant::now();
+        if let Some(until) = sessions.hold_until(a, op, now) {
+            tokio::time::sleep_until(until).await;
+            self.spent.held_back += now.elapsed();
+        }
+    }
+
+    /// Fails if one of the actors' sessions (`gone`: those found gone after the last entry) was
+    /// ended from outside (`pg_terminate_backend`) while idle: that leaves no error on its connection, only its effects (its transaction
     /// rolled back, its locks freed, whoever waited on them woken), which are no answer of
     /// PostgreSQL's to the schedule.
-    async fn all_sessions_alive(&mut self) -> Result<(), ExecError> {
-        let gone = monitor::gone(self.session.monitor(), &self.pids).await?;
+    fn all_sessions_alive(&self, gone: &[i32]) -> Result<(), ExecError> {
         match gone.first().and_then(|&pid| self.actor_of(pid)) {
             None => Ok(()),
             Some(a) => Err(ExecError::ConnectionLost(sqlx::Error::Io(
@@ -192,9 +246,8 @@ impl<'a> Driver<'a> {
         let op = &self.schedule.actors()[a].program[op_index];
         let commit_of_failed = matches!(op, Op::Commit) && self.clients.commit_of_failed(a);
         let autocommit = !self.clients.actors[a].in_tx;
-        if let Some(until) = self.spaced_until.take() {
-            tokio::time::sleep_until(until).await;
-        }
+        self.space(a, op).await;
+        self.touched[a].add(&spacing::locked_by(op));
         self.clients.sent(self.schedule, a, k);
         self.pending[a] = Some(Pending {
             entry: k,
@@ -211,15 +264,9 @@ impl<'a> Driver<'a> {
         }
         self.committed = false;
         self.deadlock_broken = false;
-        let sent_at = Instant::now();
         self.quiesce(k).await?;
         if self.deadlock_broken {
             self.let_deadlock_checks_run(k).await?;
-        }
-        // A wait began during this entry: the statement just sent blocked, or one woken by a
-        // commit went back to waiting on someone else.
-        if self.wait_began.iter().flatten().any(|&t| t >= sent_at) {
-            self.spaced_until = Some(Instant::now() + WAIT_SPACING);
         }
         if self.pending[a].is_some() {
             self.entries[k].waited_for = self.names(&self.blockers[a]);
@@ -232,7 +279,11 @@ impl<'a> Driver<'a> {
     async fn quiesce(&mut self, k: usize) -> Result<(), ExecError> {
         let mut patience = Some(FIRST_ANSWER);
         loop {
-            for c in self.arrived().await {
+            let arrived = self.arrived().await;
+            if !arrived.is_empty() {
+                patience = Some(FIRST_ANSWER);
+            }
+            for c in arrived {
                 self.complete(c, k)?;
             }
             let waiting: Vec<usize> = (0..self.pending.len())
@@ -242,11 +293,16 @@ impl<'a> Driver<'a> {
                 return Ok(());
             }
             if let Some(first) = patience.take() {
-                self.await_answer(first, k).await?;
+                // An answer in: the others (woken by it, say) get the same patience again.
+                if self.await_answer(first, k).await? {
+                    patience = Some(FIRST_ANSWER);
+                }
                 continue;
             }
             let pids: Vec<i32> = waiting.iter().map(|&a| self.pids[a]).collect();
+            let asked = Instant::now();
             let states = monitor::blocking(self.session.monitor(), &pids, &self.pids).await?;
+            self.spent.blocking_checks += asked.elapsed();
             let mut all_blocked = true;
             for state in states {
                 let Some(a) = self.actor_of(state.pid) else {
@@ -272,15 +328,14 @@ impl<'a> Driver<'a> {
             if all_blocked && !self.has_cycle(&waiting) {
                 return Ok(());
             }
-            self.await_answer(
-                if all_blocked {
-                    DEADLOCK_POLL
-                } else {
-                    RUNNING_POLL
-                },
-                k,
-            )
-            .await?;
+            let poll = if all_blocked {
+                DEADLOCK_POLL
+            } else {
+                RUNNING_POLL
+            };
+            if self.await_answer(poll, k).await? {
+                patience = Some(FIRST_ANSWER);
+            }
         }
     }
 
@@ -296,7 +351,9 @@ impl<'a> Driver<'a> {
             .filter_map(|a| self.wait_began[a])
             .max();
         if let Some(last) = last {
+            let now = Instant::now();
             tokio::time::sleep_until(last + timeout + CHECK_MARGIN).await;
+            self.spent.held_back += now.elapsed();
             self.quiesce(k).await?;
         }
         Ok(())
@@ -324,13 +381,14 @@ impl<'a> Driver<'a> {
         .await
     }
 
-    async fn await_answer(&mut self, patience: Duration, k: usize) -> Result<(), ExecError> {
+    /// Waits up to `patience` for an answer; whether one came.
+    async fn await_answer(&mut self, patience: Duration, k: usize) -> Result<bool, ExecError> {
         tokio::select! {
             c = self.completions.recv() => match c {
-                Some(c) => self.complete(c, k),
+                Some(c) => self.complete(c, k).map(|()| true),
                 None => Err(ExecError::Unexpected("every actor connection is gone".to_string())),
             },
-            () = pause(patience) => Ok(()),
+            () = pause(patience) => Ok(false),
         }
     }
 
@@ -354,6 +412,10 @@ impl<'a> Driver<'a> {
         self.blockers[a].clear();
         self.awaiting[a].clear();
         self.wait_began[a] = None;
+        // Its locks go when its transaction ends (an aborted one's, conservatively, only then).
+        if matches!(op, Op::Commit | Op::Rollback) || p.autocommit {
+            self.touched[a].clear();
+        }
         self.deadlock_broken |=
             matches!(&result, StepResult::Error { code, .. } if code == "40P01");
         let entry = &mut self.entries[p.entry];

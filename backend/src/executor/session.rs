@@ -1,18 +1,18 @@
-//! A run's resources: its own schema, one connection per actor and the monitor connection;
-//! and the clean-up that gives them all back, awaited at the end of a run, or spawned when a
-//! run is dropped half-way (a timeout, a panic, a client that went away).
+//! A run's resources: its own schema (a ready one off the shelf, or one made for the run), one
+//! connection per actor and the monitor connection; the clean-up (`cleanup`) gives them all
+//! back, awaited at the end of a run, or spawned when a run is dropped half-way (a timeout, a
+//! panic, a client that went away).
 //!
-//! Every step of a clean-up is bounded, and a connection that cannot be made clean in time is
-//! closed, never handed back to the pool half reset. The monitor connection holds an advisory
-//! lock on the schema's name for as long as the schema may exist, so that schemas left behind
-//! by a process that died can be told from those of live runs (`sweep`).
+//! The monitor connection holds an advisory lock on the schema's name for as long as the schema
+//! may exist, so that schemas left behind by a process that died can be told from those of
+//! live runs (`sweep`); a ready schema's monitor is its own, and holds it across runs (`ready`).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use futures::future::join_all;
-use futures::stream::{FuturesUnordered, StreamExt};
+use shared::outcome::Tables;
 use shared::schedule::{Schedule, SeatStatus};
 use shared::sql;
 use sqlx::pool::PoolConnection;
@@ -20,25 +20,11 @@ use sqlx::{PgConnection, PgPool, Postgres};
 use tokio::sync::mpsc;
 
 use super::actor::{self, ActorConn, Completion};
+use super::cleanup::Cleanup;
 use super::ddl::{self, Step};
-use super::{monitor, ExecError, RUN_SETTINGS, SCHEMA_LOCK_CLASS as LOCK_CLASS};
-
-/// How long a clean-up waits for the actors' connections before giving up on them and closing
-/// them (a statement that ignores cancellation still ends at `statement_timeout`).
-const CLEANUP_LIMIT: Duration = Duration::from_secs(25);
-/// How long dropping a run's schema may take.
-const DROP_LIMIT: Duration = Duration::from_secs(20);
-/// How often a clean-up cancels again what still runs.
-const CANCEL_EVERY: Duration = Duration::from_millis(50);
-/// How long one round of cancelling may take on the monitor before the monitor is given up.
-const CANCEL_LIMIT: Duration = Duration::from_secs(2);
-/// How long the monitor gets to drop the schema before a fresh connection tries instead.
-const MONITOR_DROP_LIMIT: Duration = Duration::from_secs(10);
-/// How long resetting the monitor may take before it is closed instead.
-const RESET_LIMIT: Duration = Duration::from_secs(2);
-
-/// What gives the monitor back as it came: without the run's lock and settings.
-const RESET_MONITOR: &str = "select pg_advisory_unlock_all(); reset all";
+use super::ready::{self, Ready};
+use super::{monitor, sweep, ExecError, RUN_SETTINGS, SCHEMA_LOCK_CLASS as LOCK_CLASS};
+use crate::db::Fault;
 
 /// The end of the name of a schema whose monitor holds its lock (see `sweep::sweep`).
 pub(crate) const LOCKED: &str = "_lk";
@@ -47,7 +33,7 @@ static RUNS: AtomicU64 = AtomicU64::new(0);
 
 /// A fresh schema name, unique across processes and runs: `run_<pid>_<counter>_<nanos>_lk`.
 /// It is the only text the executor ever splices into SQL.
-fn schema_name() -> String {
+pub(crate) fn schema_name() -> String {
     let nanos = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map(|d| d.subsec_nanos())
@@ -72,6 +58,24 @@ pub(crate) fn is_locked_schema_name(name: &str) -> bool {
         && parts
             .iter()
             .all(|p| !p.is_empty() && p.len() <= 20 && p.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// The first query on the monitor of a new schema: the run's settings, the lock on the name
+/// (taken before the schema exists: the statements of one simple query are one transaction, so
+/// others see the schema only once it is committed, lock held), the schema, and `ddl` in it.
+pub(crate) fn create_sql(schema: &str, ddl: &str) -> String {
+    format!(
+        "{RUN_SETTINGS}; select pg_try_advisory_lock({LOCK_CLASS}, hashtext('{schema}'));\n\
+         create schema \"{schema}\"; set search_path to \"{schema}\";\n{ddl}"
+    )
+}
+
+/// What sets an actor's connection up for a run in `schema`, ending with its backend pid.
+fn actor_setup(schema: &str) -> String {
+    format!(
+        "set search_path to \"{schema}\"; {}; {RUN_SETTINGS}; select pg_backend_pid()",
+        sql::SESSION_SETTINGS
+    )
 }
 
 /// The gate through which a run takes its connections from `pool`: one run at a time per pool.
@@ -100,10 +104,42 @@ fn gate(pool: &PgPool) -> Arc<tokio::sync::Mutex<()>> {
     gate
 }
 
-/// Closes `conn` instead of handing it back: its state is unknown (a statement may be in
-/// flight, settings half applied, the run's lock held). Closing ends its session too.
-fn discard(mut conn: PoolConnection<Postgres>) {
-    conn.close_on_drop();
+/// `n` connections of `pool`, taken through its gate.
+async fn acquire(pool: &PgPool, n: usize) -> Vec<Result<PoolConnection<Postgres>, sqlx::Error>> {
+    let gate = gate(pool);
+    let _turn = gate.lock().await;
+    join_all((0..n).map(|_| pool.acquire())).await
+}
+
+/// A run's monitor: one of the pool's (for a schema made for the run), or a ready schema's own.
+pub(crate) enum Monitor {
+    Pool(PoolConnection<Postgres>),
+    Own(PgConnection),
+}
+
+impl Monitor {
+    pub fn conn(&mut self) -> &mut PgConnection {
+        match self {
+            Monitor::Pool(c) => c,
+            Monitor::Own(c) => c,
+        }
+    }
+
+    /// Closes it instead of handing it back: its state is unknown (a statement may be in
+    /// flight, the run's lock is held). Closing ends its session, and frees the lock.
+    pub fn discard(self) {
+        if let Monitor::Pool(mut c) = self {
+            c.close_on_drop();
+        }
+    }
+
+    /// The connection, detached from the pool if it is one of the pool's.
+    pub fn into_own(self) -> PgConnection {
+        match self {
+            Monitor::Pool(c) => c.detach(),
+            Monitor::Own(c) => c,
+        }
+    }
 }
 
 /// Actor connections not yet owned by their tasks. Their settings may be half applied if the
@@ -116,35 +152,61 @@ impl Drop for Unready {
     }
 }
 
+/// A ready schema taken off the shelf and not used yet: back on the shelf if the run does not
+/// get as far as using it (its connections could not be had, or it was dropped meanwhile).
+struct Taken {
+    pool: PgPool,
+    ready: Option<Ready>,
+}
+
+impl Drop for Taken {
+    fn drop(&mut self) {
+        if let Some(ready) = self.ready.take() {
+            if let Err(ready) = ready::put(&self.pool, ready, true) {
+                ready::drop_ready(ready);
+            }
+        }
+    }
+}
+
 /// The receiver of a run's answers, one per statement, from all its actors.
 pub(crate) type Completions = mpsc::UnboundedReceiver<Completion>;
 
 pub(crate) struct Session {
     pub schema: String,
-    monitor: Option<PoolConnection<Postgres>>,
+    pub(super) monitor: Option<Monitor>,
     /// In the order of `Schedule::actors()`.
     pub actors: Vec<ActorConn>,
-    pool: PgPool,
-    /// The schema may exist: its creation was sent.
-    created: bool,
+    pub(super) pool: PgPool,
+    /// The schema may exist: its creation was sent (or it is a ready one).
+    pub(super) created: bool,
+    /// The schema came off the pool's shelf (it counts there until put back or given up).
+    pub(super) shelved: bool,
+    /// The runs the schema served before this one.
+    pub(super) uses: u32,
+    /// The tables as seeded, when they were read during the set-up (on a ready schema, while
+    /// the actors' connections were being set up).
+    pub(super) initial: Option<Tables>,
 }
 
 impl Session {
-    /// Takes the connections, creates and seeds the run's schema, and sets every actor's
-    /// connection up for it. Returns the receiver of the actors' answers. A session that fails
-    /// half-way cleans up in the background (so that a retry need not wait for it).
+    /// Takes the connections and a schema (a ready one, or one made now), seeds it, and sets
+    /// every actor's connection up for it. Returns the receiver of the actors' answers. A
+    /// session that fails half-way cleans up in the background (so that a retry need not wait).
     pub async fn open(
         pool: &PgPool,
         schedule: &Schedule,
     ) -> Result<(Session, Completions), ExecError> {
-        let schema = schema_name();
         let (completions_tx, completions) = mpsc::unbounded_channel();
         let mut session = Session {
-            schema,
+            schema: String::new(),
             monitor: None,
             actors: Vec::new(),
             pool: pool.clone(),
             created: false,
+            shelved: false,
+            uses: 0,
+            initial: None,
         };
         // On an error the session is dropped here, which spawns its clean-up.
         session.prepare(schedule, completions_tx).await?;
@@ -156,17 +218,29 @@ impl Session {
         schedule: &Schedule,
         completions: mpsc::UnboundedSender<Completion>,
     ) -> Result<(), ExecError> {
-        let acquired = {
-            let gate = gate(&self.pool);
-            let _turn = gate.lock().await;
-            join_all((0..=schedule.actors().len()).map(|_| self.pool.acquire())).await
+        let n = schedule.actors().len();
+        let mut taken = Taken {
+            pool: self.pool.clone(),
+            ready: ready::take(&self.pool),
         };
+        let acquired = acquire(&self.pool, n + usize::from(taken.ready.is_none())).await;
         let mut conns = Unready(Vec::with_capacity(acquired.len()));
         for conn in acquired {
             conns.0.push(conn?);
         }
-        self.monitor = Some(conns.0.remove(0));
-        let pids = self.build(&mut conns.0).await?;
+        let pids = match taken.ready.take() {
+            Some(ready) => match self.use_ready(ready, &mut conns.0, schedule).await? {
+                Some(pids) => pids,
+                None => self.make_own(&mut conns.0, schedule).await?,
+            },
+            None => {
+                let monitor = conns.0.remove(0);
+                self.start_own(Monitor::Pool(monitor));
+                let pids = self.build(&mut conns.0).await?;
+                seed(self.monitor(), schedule).await?;
+                pids
+            }
+        };
         for (i, (conn, pid)) in std::mem::take(&mut conns.0)
             .into_iter()
             .zip(pids)
@@ -175,8 +249,79 @@ impl Session {
             self.actors
                 .push(ActorConn::spawn(i, conn, pid, completions.clone()));
         }
-        seed(self.monitor(), schedule).await?;
         Ok(())
+    }
+
+    fn start_own(&mut self, monitor: Monitor) {
+        self.schema = schema_name();
+        self.monitor = Some(monitor);
+        self.shelved = false;
+        self.uses = 0;
+    }
+
+    /// Seeds `ready` while the actors' connections are set up for it; their pids, or `None`
+    /// if the ready schema turned out unfit (its monitor gone, as after a restart), after which
+    /// the run makes its own.
+    async fn use_ready(
+        &mut self,
+        ready: Ready,
+        conns: &mut [PoolConnection<Postgres>],
+        schedule: &Schedule,
+    ) -> Result<Option<Vec<i32>>, ExecError> {
+        self.schema = ready.name;
+        self.monitor = Some(Monitor::Own(ready.monitor));
+        self.created = true;
+        self.shelved = true;
+        self.uses = ready.uses;
+        let setup = actor_setup(&self.schema);
+        let monitor = self.monitor.as_mut().expect("just set").conn();
+        let show = schedule.scenario().show;
+        let (seeded, pids) = tokio::join!(
+            async {
+                seed(&mut *monitor, schedule).await?;
+                Ok::<_, sqlx::Error>(monitor::snapshot(&mut *monitor, show).await)
+            },
+            join_all(conns.iter_mut().map(|c| actor::setup(c, &setup)))
+        );
+        let pids = pids.into_iter().collect::<Result<Vec<i32>, _>>();
+        match seeded {
+            Ok(initial) => {
+                self.initial = Some(initial?);
+                Ok(Some(pids?))
+            }
+            Err(e) => {
+                tracing::info!(error = %e, schema = %self.schema, "a ready run schema was unfit; the run makes its own");
+                if Fault::is_lost(&e) {
+                    ready::clear(&self.pool);
+                }
+                if let Some(monitor) = self.monitor.take() {
+                    monitor.discard();
+                }
+                ready::forget(&self.pool);
+                sweep::request(&self.pool);
+                self.created = false;
+                self.shelved = false;
+                // Actors' connections lost too: the run is tried again on fresh ones.
+                pids?;
+                Ok(None)
+            }
+        }
+    }
+
+    /// Makes the run's own schema on a monitor of the pool's, after a ready one turned unfit.
+    async fn make_own(
+        &mut self,
+        conns: &mut [PoolConnection<Postgres>],
+        schedule: &Schedule,
+    ) -> Result<Vec<i32>, ExecError> {
+        let monitor = acquire(&self.pool, 1)
+            .await
+            .pop()
+            .expect("one connection asked for")?;
+        self.start_own(Monitor::Pool(monitor));
+        let pids = self.build(conns).await?;
+        seed(self.monitor(), schedule).await?;
+        Ok(pids)
     }
 
     /// Creates the schema (its independent tables at once, one per connection) and sets the
@@ -187,22 +332,21 @@ impl Session {
     ) -> Result<Vec<i32>, sqlx::Error> {
         self.created = true;
         let schema = &self.schema;
-        let monitor = self.monitor.as_mut().expect("the monitor was just taken");
-        let setup = format!(
-            "set search_path to \"{schema}\"; {}; {RUN_SETTINGS}; select pg_backend_pid()",
-            sql::SESSION_SETTINGS
-        );
+        let monitor = self
+            .monitor
+            .as_mut()
+            .expect("the monitor was just taken")
+            .conn();
+        let setup = actor_setup(schema);
         let mut steps = ddl::steps(sql::SCHEMA_DDL).into_iter().peekable();
-        // The lock is taken before the schema exists (the statements of one simple query are one
-        // transaction: the schema is seen by others only once it is committed, lock held).
-        let mut first = format!(
-            "{RUN_SETTINGS}; select pg_try_advisory_lock({LOCK_CLASS}, hashtext('{schema}'));\n\
-             create schema \"{schema}\"; set search_path to \"{schema}\";\n"
-        );
-        if let Some(Step::InOrder(text)) = steps.peek() {
-            first.push_str(text);
-            steps.next();
-        }
+        let first = match steps.peek() {
+            Some(Step::InOrder(text)) => {
+                let first = create_sql(schema, text);
+                steps.next();
+                first
+            }
+            _ => create_sql(schema, ""),
+        };
         // The actors' connections are set up while the schema is being created.
         let (created, pids) = tokio::join!(
             monitor::simple(monitor, &first),
@@ -216,7 +360,7 @@ impl Session {
                     monitor::simple(monitor, &text).await?;
                 }
                 Step::AtOnce(tables) => {
-                    let all: Vec<&mut PgConnection> = std::iter::once(&mut **monitor)
+                    let all: Vec<&mut PgConnection> = std::iter::once(&mut *monitor)
                         .chain(conns.iter_mut().map(|c| &mut **c))
                         .collect();
                     let k = all.len();
@@ -250,6 +394,7 @@ impl Session {
         self.monitor
             .as_mut()
             .expect("the monitor is there until the session closes")
+            .conn()
     }
 
     pub fn pids(&self) -> Vec<i32> {
@@ -257,22 +402,25 @@ impl Session {
     }
 
     /// Cancels whatever still waits, ends every actor's transaction, resets and returns the
-    /// connections, then drops the schema. Never fails: what cannot be cleaned is closed.
-    /// Takes at most `CLEANUP_LIMIT + DROP_LIMIT`; what it could not drop by then is left to
-    /// the sweep (`sweep::owe`). The clean-up is a task of its own, so that it completes
+    /// connections; then empties the schema and puts it back on the shelf if `keep` (the run
+    /// ended normally), or drops it. Never fails: what cannot be cleaned is closed, what cannot
+    /// be dropped is left to the sweep. The clean-up is a task of its own, so that it completes
     /// even if this future is dropped half-way.
-    pub async fn close(mut self) {
-        let cleanup = tokio::spawn(self.take().run());
+    pub async fn close(mut self, keep: bool) {
+        let cleanup = tokio::spawn(self.take(keep).run());
         let _ = cleanup.await;
     }
 
-    fn take(&mut self) -> Cleanup {
+    fn take(&mut self, keep: bool) -> Cleanup {
         Cleanup {
             schema: std::mem::take(&mut self.schema),
             monitor: self.monitor.take(),
             actors: std::mem::take(&mut self.actors),
             pool: self.pool.clone(),
             created: std::mem::take(&mut self.created),
+            shelved: std::mem::take(&mut self.shelved),
+            uses: self.uses,
+            keep,
         }
     }
 }
@@ -282,7 +430,7 @@ impl Drop for Session {
         if self.schema.is_empty() {
             return;
         }
-        let cleanup = self.take();
+        let cleanup = self.take(false);
         match tokio::runtime::Handle::try_current() {
             Ok(rt) => {
                 rt.spawn(cleanup.run());
@@ -294,181 +442,59 @@ impl Drop for Session {
     }
 }
 
+/// The whole seed in one round trip: the seats, as `sql::INSERT_SEAT` inserts them (`$1` the
+/// show, `$2`–`$6` a column each, one seat per index), the tickets of the seats that start
+/// BOOKED, as `sql::INSERT_BOOKING` does (`$7`–`$9`), and the clock, as `sql::SET_CLOCK` sets
+/// it (`$10`). Those three are what the psql export writes, a row at a time.
+const SEED: &str = "with seats as (
+  insert into show_seats (show_id, seat_id, status, holder, hold_id, held_until)
+  select $1, seat, status, holder, hold, until
+    from unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::int8[])
+      as t(seat, status, holder, hold, until)
+), tickets as (
+  insert into booking_seats (booking_id, show_id, seat_id, holder)
+  select booking, $1, seat, holder from unnest($7::text[], $8::text[], $9::text[])
+      as t(booking, seat, holder)
+)
+select setval('clock', $10)";
+
 /// Seeds the scenario: its seats, the tickets of seats that start BOOKED, and the clock.
 async fn seed(monitor: &mut PgConnection, schedule: &Schedule) -> Result<(), sqlx::Error> {
     let scenario = schedule.scenario();
+    let mut seats = (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut tickets = (Vec::new(), Vec::new(), Vec::new());
     for seat in &scenario.seats {
         let hold_id = match seat.status {
             SeatStatus::Available => None,
             SeatStatus::Held | SeatStatus::Booked => seat.holder.as_deref().map(sql::initial_hold),
         };
-        sqlx::query(sql::INSERT_SEAT)
-            .bind(scenario.show)
-            .bind(&seat.id)
-            .bind(seat.status.as_sql())
-            .bind(&seat.holder)
-            .bind(&hold_id)
-            .bind(seat.until)
-            .execute(&mut *monitor)
-            .await?;
         if let (SeatStatus::Booked, Some(holder), Some(booking_id)) =
             (seat.status, &seat.holder, &hold_id)
         {
-            sqlx::query(sql::INSERT_BOOKING)
-                .bind(booking_id)
-                .bind(scenario.show)
-                .bind(&seat.id)
-                .bind(holder)
-                .execute(&mut *monitor)
-                .await?;
+            tickets.0.push(booking_id.clone());
+            tickets.1.push(seat.id.clone());
+            tickets.2.push(holder.clone());
         }
+        seats.0.push(seat.id.clone());
+        seats.1.push(seat.status.as_sql());
+        seats.2.push(seat.holder.clone());
+        seats.3.push(hold_id);
+        seats.4.push(seat.until);
     }
-    sqlx::query(sql::SET_CLOCK)
+    sqlx::query(SEED)
+        .bind(scenario.show)
+        .bind(seats.0)
+        .bind(seats.1)
+        .bind(seats.2)
+        .bind(seats.3)
+        .bind(seats.4)
+        .bind(tickets.0)
+        .bind(tickets.1)
+        .bind(tickets.2)
         .bind(scenario.clock)
-        .execute(&mut *monitor)
+        .execute(monitor)
         .await?;
     Ok(())
-}
-
-/// Everything a run must give back.
-struct Cleanup {
-    schema: String,
-    monitor: Option<PoolConnection<Postgres>>,
-    actors: Vec<ActorConn>,
-    pool: PgPool,
-    created: bool,
-}
-
-impl Cleanup {
-    async fn run(mut self) {
-        if tokio::time::timeout(CLEANUP_LIMIT, self.release_actors())
-            .await
-            .is_err()
-        {
-            tracing::warn!(schema = %self.schema, "actor connections did not come back in time; closing them");
-            // Their tasks close their connections at once instead of handing them back.
-            self.actors.iter_mut().for_each(ActorConn::kill);
-        }
-        let dropped = match tokio::time::timeout(DROP_LIMIT, self.drop_schema()).await {
-            Ok(dropped) => dropped,
-            Err(_) => {
-                tracing::warn!(schema = %self.schema, "dropping a run's schema did not finish in time; it is left to the sweep");
-                false
-            }
-        };
-        // A monitor still here was not made clean: it may be half-way through a statement, or
-        // still hold the run's settings and lock. Closing it frees the lock for the sweep.
-        if let Some(monitor) = self.monitor.take() {
-            discard(monitor);
-        }
-        if !dropped {
-            super::sweep::owe(&self.pool, &self.schema);
-        }
-    }
-
-    /// Cancels what still runs (again every `CANCEL_EVERY`, in case a cancel arrived before its
-    /// statement did) until every actor's task has cleaned its connection and given it back.
-    async fn release_actors(&mut self) {
-        let mut alive = vec![true; self.actors.len()];
-        let mut ended: FuturesUnordered<_> = self
-            .actors
-            .iter_mut()
-            .enumerate()
-            .map(|(i, a)| {
-                let rx = a.finish();
-                async move {
-                    if let Some(rx) = rx {
-                        let _ = rx.await;
-                    }
-                    i
-                }
-            })
-            .collect();
-        loop {
-            // Only live tasks: a returned connection's pid may already serve another run.
-            let busy: Vec<i32> = self
-                .actors
-                .iter()
-                .zip(&alive)
-                .filter(|(a, alive)| **alive && a.is_busy())
-                .map(|(a, _)| a.pid)
-                .collect();
-            if let (false, Some(monitor)) = (busy.is_empty(), self.monitor.as_mut()) {
-                let cancelled =
-                    tokio::time::timeout(CANCEL_LIMIT, monitor::cancel(monitor, &busy)).await;
-                if !matches!(cancelled, Ok(Ok(_))) {
-                    tracing::warn!(schema = %self.schema, "cancelling a run's waiting statements failed; giving the monitor up");
-                    if let Some(monitor) = self.monitor.take() {
-                        discard(monitor);
-                    }
-                }
-            }
-            let again = tokio::time::sleep(CANCEL_EVERY);
-            tokio::pin!(again);
-            loop {
-                tokio::select! {
-                    next = ended.next() => match next {
-                        Some(i) => alive[i] = false,
-                        None => return,
-                    },
-                    _ = &mut again => break,
-                }
-            }
-        }
-    }
-
-    /// Drops the schema on the monitor (or on a fresh connection if the monitor broke or is
-    /// stuck), then resets the monitor and gives it back. Whether the schema is gone.
-    async fn drop_schema(&mut self) -> bool {
-        if !self.created {
-            // Nothing was sent on the monitor: it goes back as it came.
-            self.monitor.take();
-            return true;
-        }
-        let sql = format!("drop schema if exists \"{}\" cascade", self.schema);
-        if let Some(monitor) = self.monitor.as_mut() {
-            match tokio::time::timeout(MONITOR_DROP_LIMIT, monitor::simple(monitor, &sql)).await {
-                Ok(Ok(_)) => {
-                    let reset =
-                        tokio::time::timeout(RESET_LIMIT, monitor::simple(monitor, RESET_MONITOR))
-                            .await;
-                    if matches!(reset, Ok(Ok(_))) {
-                        // Clean: back to the pool (otherwise `run` closes it).
-                        self.monitor.take();
-                    }
-                    return true;
-                }
-                Ok(Err(e)) => {
-                    tracing::warn!(error = %e, schema = %self.schema, "dropping a run's schema; retrying")
-                }
-                Err(_) => {
-                    tracing::warn!(schema = %self.schema, "dropping a run's schema timed out on the monitor; retrying")
-                }
-            }
-            // Closing the monitor also ends its session, and so releases the run's lock.
-            if let Some(monitor) = self.monitor.take() {
-                discard(monitor);
-            }
-        }
-        // Settings local to the query's own transaction: nothing stays on the connection.
-        let quiet = format!("select set_config('client_min_messages', 'warning', true); {sql}");
-        let retry = async {
-            let mut conn = self.pool.acquire().await?;
-            let dropped = monitor::simple(&mut conn, &quiet).await;
-            if dropped.is_err() {
-                discard(conn);
-            }
-            dropped
-        };
-        match retry.await {
-            Ok(_) => true,
-            Err(e) => {
-                // Its lock dies with the monitor's session: the sweep will find it stale.
-                tracing::warn!(error = %e, schema = %self.schema, "a run's schema could not be dropped; it is left to the sweep");
-                false
-            }
-        }
-    }
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use sqlx::postgres::PgConnectOptions;
 use sqlx::PgPool;
 
 use super::session::{is_locked_schema_name, LOCKED};
@@ -100,18 +101,22 @@ struct Due {
     owed: Vec<String>,
 }
 
+/// The database that `options` name, as `host:port/database`.
+pub(crate) fn database(options: &PgConnectOptions) -> String {
+    format!(
+        "{}:{}/{}",
+        options.get_host(),
+        options.get_port(),
+        options.get_database().unwrap_or("")
+    )
+}
+
 /// The sweep state of `pool`'s database. Pools on the same database share it: a sweep is of
 /// the database, not of a pool. One small entry per database this process ever ran on.
 fn due(pool: &PgPool) -> Arc<Mutex<Due>> {
     type Table = Vec<(String, Arc<Mutex<Due>>)>;
     static DUE: Mutex<Table> = Mutex::new(Vec::new());
-    let options = pool.connect_options();
-    let key = format!(
-        "{}:{}/{}",
-        options.get_host(),
-        options.get_port(),
-        options.get_database().unwrap_or("")
-    );
+    let key = database(&pool.connect_options());
     let mut table = DUE.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     if let Some((_, due)) = table.iter().find(|(k, _)| *k == key) {
         return due.clone();
@@ -170,6 +175,8 @@ pub fn request(pool: &PgPool) {
         let mut failed = 0;
         loop {
             lock(&due).wanted = false;
+            // Ready schemas whose connection died while idle are the sweep's too.
+            let _ = tokio::time::timeout(SWEEP_LIMIT, super::ready::check(&pool)).await;
             let done = match tokio::time::timeout(SWEEP_LIMIT, sweep(&pool)).await {
                 Ok(Ok(swept)) => {
                     if swept.dropped > 0 {

@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod schemas;
+
 use backend::db;
 use shared::{Schedule, Trace};
 use sqlx::PgPool;

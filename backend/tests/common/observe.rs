@@ -1,5 +1,5 @@
 //! What the fault tests ask a private cluster, on connections of their own: the run schemas
-//! left, the connections of a server's pool and what they do, the backends waiting on a lock;
+//! left (the ready ones aside), the connections of a server's pool and what they do, the backends waiting on a lock;
 //! and the waits, generous and bounded, until nothing of a run is left.
 
 use std::time::{Duration, Instant};
@@ -21,9 +21,11 @@ pub fn observer(cluster: &Cluster) -> PgPool {
         .expect("a lazy pool")
 }
 
-/// Every run schema in the cluster's database.
+/// Every run schema in the cluster's database but the ready ones (`schemas::LEFT_BEHIND`).
 pub async fn schemas(observer: &PgPool) -> Result<Vec<String>, sqlx::Error> {
-    sqlx::query_scalar("select nspname::text from pg_namespace where nspname like 'run\\_%'")
+    sqlx::query_scalar(super::schemas::LEFT_BEHIND)
+        .bind("run\\_%")
+        .bind(backend::executor::SCHEMA_LOCK_CLASS)
         .fetch_all(observer)
         .await
 }
@@ -64,12 +66,15 @@ pub async fn settled(observer: &PgPool, app: &str) -> Result<Duration, String> {
     }
 }
 
-/// The backends of `app` waiting for a lock, once there are at least `n` (up to `PATIENCE`).
+/// The backends of `app` waiting for a row lock (for another transaction's end, or for a
+/// tuple's lock), once there are at least `n` (up to `PATIENCE`). Other waits are not a buyer's:
+/// a ready schema being made in the background may wait a moment to extend a catalog.
 pub async fn waiting_on_a_lock(observer: &PgPool, app: &str, n: usize) -> Vec<i32> {
     let start = Instant::now();
     loop {
         let pids: Vec<i32> = sqlx::query_scalar(
-            "select pid from pg_stat_activity where application_name = $1 and wait_event_type = 'Lock'",
+            "select pid from pg_stat_activity where application_name = $1 and wait_event_type = 'Lock'
+               and wait_event in ('transactionid', 'tuple')",
         )
         .bind(app)
         .fetch_all(observer)

@@ -1,0 +1,285 @@
+//! Run schemas made ahead and used again: each connection pool's shelf of ready schemas.
+//!
+//! A ready schema is a run schema (the migration's tables and functions) together with a
+//! connection of its own, detached from the pool: its monitor. The monitor holds the schema's
+//! lock for as long as the schema exists, across all the runs that use it, so the sweep never
+//! takes a ready schema for a stale one, and takes it as soon as its process, its connection or
+//! the server is gone (a session's locks die with it). It keeps the run's settings and has the
+//! schema on its search path, so that a run that takes one only seeds it.
+//!
+//! A run takes a schema off the shelf, and so has it to itself until it puts it back; a run that
+//! finds none makes one of its own (as every run did before), which joins the shelf when the run
+//! ends. A run that ends normally empties the tables (and, every `VACUUM_EVERY` runs, vacuums
+//! them: the server's autovacuum may be off) and puts the schema back; any other ending drops it.
+//! A run that finds the shelf empty has another made in the background, so that the next run
+//! need not make its own; a shelf that holds as many schemas as run at once makes none. A ready schema whose monitor is gone (a restart ended its session) is never
+//! handed out: the run that finds it so closes it, clears the shelf and makes its own schema.
+//!
+//! The shelf belongs to the pool (its connect options, by address, held weakly): pools live in
+//! their own runtimes, and so do the connections of their schemas. `shutdown` drops the ready
+//! schemas of a pool; a process that ends without it leaves them to the next sweep.
+
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::time::Duration;
+
+use sqlx::postgres::PgConnectOptions;
+use sqlx::{Connection, PgConnection, PgPool};
+
+use super::{monitor, session, sweep};
+
+/// At most how many ready schemas a pool keeps (in use or idle), below half its connections.
+const MOST_READY: u32 = 16;
+/// How often a ready schema's tables are vacuumed (every that many runs).
+pub(crate) const VACUUM_EVERY: u32 = 64;
+/// How long making a ready schema in the background may take.
+const MAKE_LIMIT: Duration = Duration::from_secs(20);
+/// How long dropping a ready schema at shutdown may take.
+const DROP_LIMIT: Duration = Duration::from_secs(5);
+
+/// A ready schema off the shelf.
+pub(crate) struct Ready {
+    pub name: String,
+    /// Its own connection, with its lock held and its search path set.
+    pub monitor: PgConnection,
+    /// The runs it has served.
+    pub uses: u32,
+}
+
+#[derive(Default)]
+struct Shelf {
+    idle: Vec<Ready>,
+    /// The schemas counted on this shelf: idle, in a run, or being made.
+    owned: u32,
+    making: bool,
+    /// `shutdown` was called: nothing goes back on the shelf.
+    closed: bool,
+}
+
+/// Per pool: its connect options (held weakly: the pool is gone when they are), the database
+/// they name, and the shelf.
+type Shelves = Vec<(Weak<PgConnectOptions>, String, Arc<Mutex<Shelf>>)>;
+
+static SHELVES: Mutex<Shelves> = Mutex::new(Vec::new());
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// The shelf of `pool`. Shelves of pools that are gone are let go of here: their schemas'
+/// connections close (they may belong to a runtime that is gone too), and the sweep is asked
+/// to drop the schemas that were on the same database as `pool`.
+fn shelf(pool: &PgPool) -> Arc<Mutex<Shelf>> {
+    let options = pool.connect_options();
+    let database = sweep::database(&options);
+    let mut gone = Vec::new();
+    let found = {
+        let mut shelves = lock(&SHELVES);
+        shelves.retain(|(key, database, shelf)| {
+            let alive = key.strong_count() > 0;
+            if !alive {
+                gone.push((database.clone(), shelf.clone()));
+            }
+            alive
+        });
+        match shelves
+            .iter()
+            .find(|(key, _, _)| std::ptr::eq(key.as_ptr(), Arc::as_ptr(&options)))
+        {
+            Some((_, _, shelf)) => shelf.clone(),
+            None => {
+                let shelf = Arc::new(Mutex::new(Shelf::default()));
+                shelves.push((Arc::downgrade(&options), database.clone(), shelf.clone()));
+                shelf
+            }
+        }
+    };
+    // Closed outside the table's lock (dropping a connection closes its socket).
+    for (on, shelf) in gone {
+        let idle = std::mem::take(&mut lock(&shelf).idle);
+        let names: Vec<String> = idle.iter().map(|r| r.name.clone()).collect();
+        drop(idle);
+        if on == database {
+            names.iter().for_each(|name| sweep::owe(pool, name));
+        }
+    }
+    found
+}
+
+/// How many ready schemas `pool` may keep.
+fn most(pool: &PgPool) -> u32 {
+    (pool.options().get_max_connections() / 2).clamp(1, MOST_READY)
+}
+
+/// A ready schema of `pool`'s, if one is idle; the run that takes it has it to itself. When
+/// there is none (more runs at once than ever before), the run makes its own, and another is
+/// made in the background for the next one. Once the shelf holds as many as run at once, no
+/// schema is made at all: nothing of the kind competes with the runs' statements.
+pub(crate) fn take(pool: &PgPool) -> Option<Ready> {
+    let shelf = shelf(pool);
+    let taken = lock(&shelf).idle.pop();
+    if taken.is_none() {
+        stock(pool, &shelf);
+    }
+    taken
+}
+
+/// Puts `ready` back, emptied and fit for the next run. `counted`: it came off this shelf (a
+/// schema a run made for itself joins the shelf if there is room). The schema comes back if
+/// the shelf will not have it.
+pub(crate) fn put(pool: &PgPool, ready: Ready, counted: bool) -> Result<(), Ready> {
+    let shelf = shelf(pool);
+    let mut s = lock(&shelf);
+    if s.closed || (!counted && s.owned >= most(pool)) {
+        if counted {
+            s.owned -= 1;
+        }
+        return Err(ready);
+    }
+    if !counted {
+        s.owned += 1;
+    }
+    s.idle.push(ready);
+    Ok(())
+}
+
+/// A schema that came off the shelf is gone or given up on (dropped, or left to the sweep).
+pub(crate) fn forget(pool: &PgPool) {
+    let shelf = shelf(pool);
+    let mut s = lock(&shelf);
+    s.owned = s.owned.saturating_sub(1);
+}
+
+/// A ready schema's monitor was found gone, as after a restart: so are the others'. They are
+/// closed, not handed out, and left to the sweep (their locks died with their sessions).
+pub(crate) fn clear(pool: &PgPool) {
+    let shelf = shelf(pool);
+    let idle = {
+        let mut s = lock(&shelf);
+        let idle = std::mem::take(&mut s.idle);
+        s.owned = s.owned.saturating_sub(idle.len() as u32);
+        idle
+    };
+    drop(idle);
+    sweep::request(pool);
+}
+
+/// How long an idle ready schema's connection gets to answer a ping in `check`.
+const PING_LIMIT: Duration = Duration::from_secs(1);
+
+/// Pings the idle ready schemas of `pool` (off the shelf meanwhile) and puts back those whose
+/// connection answers; the others are closed (their schemas have no owner any more, for the
+/// sweep). Whether any was gone. The sweep asks first, so that it finds the schemas of
+/// connections that a restart or a crash ended while nothing used them.
+pub(crate) async fn check(pool: &PgPool) -> bool {
+    let shelf = shelf(pool);
+    let idle = std::mem::take(&mut lock(&shelf).idle);
+    if idle.is_empty() {
+        return false;
+    }
+    let pinged = futures::future::join_all(idle.into_iter().map(|mut ready| async move {
+        let alive = matches!(
+            tokio::time::timeout(PING_LIMIT, ready.monitor.ping()).await,
+            Ok(Ok(()))
+        );
+        (ready, alive)
+    }))
+    .await;
+    let mut gone = 0;
+    let mut s = lock(&shelf);
+    for (ready, alive) in pinged {
+        if alive && !s.closed {
+            s.idle.push(ready);
+        } else {
+            gone += u32::from(!alive);
+            s.owned = s.owned.saturating_sub(1);
+            if alive {
+                drop_ready(ready);
+            }
+        }
+    }
+    gone > 0
+}
+
+/// Makes one schema in the background if none is being made and the shelf has room.
+fn stock(pool: &PgPool, shelf: &Arc<Mutex<Shelf>>) {
+    {
+        let mut s = lock(shelf);
+        if s.closed || s.making || s.owned >= most(pool) {
+            return;
+        }
+        s.making = true;
+        s.owned += 1;
+    }
+    let (pool, shelf) = (pool.clone(), shelf.clone());
+    tokio::spawn(async move {
+        let made = tokio::time::timeout(MAKE_LIMIT, make(&pool)).await;
+        let mut s = lock(&shelf);
+        s.making = false;
+        match made {
+            Ok(Ok(ready)) if !s.closed => s.idle.push(ready),
+            Ok(Ok(ready)) => {
+                s.owned -= 1;
+                drop(s);
+                drop_ready(ready);
+            }
+            failed => {
+                s.owned -= 1;
+                drop(s);
+                if let Ok(Err(e)) = failed {
+                    tracing::debug!(error = %e, "making a ready run schema failed");
+                }
+                // A schema half made (or made, then timed out) has no owner any more.
+                sweep::request(&pool);
+            }
+        }
+    });
+}
+
+/// Makes a ready schema on a connection of `pool`'s, which it then keeps: the whole migration in
+/// one simple query, hence one transaction (the schema exists whole or not at all).
+async fn make(pool: &PgPool) -> Result<Ready, sqlx::Error> {
+    let mut conn = pool.acquire().await?;
+    // If this is dropped half-way, the connection is closed, not handed back with the lock.
+    conn.close_on_drop();
+    let name = session::schema_name();
+    monitor::simple(
+        &mut conn,
+        &session::create_sql(&name, shared::sql::SCHEMA_DDL),
+    )
+    .await?;
+    Ok(Ready {
+        name,
+        monitor: conn.detach(),
+        uses: 0,
+    })
+}
+
+/// Drops `ready`'s schema on its own connection and closes it, in the background; what cannot
+/// be dropped in time is the sweep's (its lock dies with the connection).
+pub(crate) fn drop_ready(ready: Ready) {
+    if let Ok(rt) = tokio::runtime::Handle::try_current() {
+        rt.spawn(drop_now(ready));
+    }
+}
+
+async fn drop_now(mut ready: Ready) {
+    let sql = format!("drop schema if exists \"{}\" cascade", ready.name);
+    let dropped = tokio::time::timeout(DROP_LIMIT, monitor::simple(&mut ready.monitor, &sql)).await;
+    if matches!(dropped, Ok(Ok(_))) {
+        let _ = tokio::time::timeout(DROP_LIMIT, ready.monitor.close()).await;
+    }
+}
+
+/// Drops the ready schemas of `pool` that are idle, and puts nothing back on its shelf from
+/// now on: the runs still under way drop theirs when they end. For a server's shutdown.
+pub async fn shutdown(pool: &PgPool) {
+    let shelf = shelf(pool);
+    let idle = {
+        let mut s = lock(&shelf);
+        s.closed = true;
+        let idle = std::mem::take(&mut s.idle);
+        s.owned = s.owned.saturating_sub(idle.len() as u32);
+        idle
+    };
+    futures::future::join_all(idle.into_iter().map(drop_now)).await;
+}

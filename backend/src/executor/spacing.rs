@@ -1,0 +1,243 @@
+//! When a statement is held back after a wait began, so that deadlock victims come out as the
+//! model says.
+//!
+//! Every session has the same `deadlock_timeout`, so of two waits on one deadlock cycle
+//! PostgreSQL fails the one that began first, as the model does, only if the other began later
+//! by more than the time a loaded machine may take to run a timed-out session: a few
+//! milliseconds apart, either may be first. A new wait therefore begins at least
+//! `WAIT_SPACING` after every recent wait whose cycle it may be part of, and no later than it
+//! must: a statement that cannot start a wait (a `begin`, a plain read, a `commit` that hands
+//! no lock on to a third session) is never held back, nor one that can close no cycle through
+//! the recent wait.
+//!
+//! A new wait may be on a cycle with wait W if the statement is sent by an actor that W waits
+//! for, transitively (it may close the cycle now), or if it may lock a seat that W, or a session
+//! queued behind W, holds or waits for (it may queue behind W, and a later statement close the
+//! cycle through both). A `commit` or `rollback` starts no wait of its own, but wakes the
+//! sessions waiting for it, which may go on to wait for one another: it counts when it is sent
+//! by an actor that W waits for and another session could take the lock it releases.
+
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+use shared::schedule::{Op, Wait};
+use tokio::time::Instant;
+
+/// How long after a wait begins a statement that may start a wait on its cycle is held back.
+/// Short beside `deadlock_timeout` (1 s): a wait is checked once, so a cycle that closes after
+/// the check of a wait on it fails another session, and twenty waits can begin one after
+/// another before that could happen.
+pub(crate) const WAIT_SPACING: Duration = Duration::from_millis(50);
+
+/// The seats a statement, or a transaction so far, may hold or wait for locks on.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Seats {
+    /// Rows found by something other than their seat (a hold's id, a status): any seat.
+    all: bool,
+    ids: BTreeSet<String>,
+}
+
+impl Seats {
+    pub fn is_empty(&self) -> bool {
+        !self.all && self.ids.is_empty()
+    }
+
+    pub fn add(&mut self, other: &Seats) {
+        self.all |= other.all;
+        self.ids.extend(other.ids.iter().cloned());
+    }
+
+    pub fn clear(&mut self) {
+        *self = Seats::default();
+    }
+
+    fn intersects(&self, other: &Seats) -> bool {
+        (self.all && !other.is_empty())
+            || (other.all && !self.is_empty())
+            || self.ids.intersection(&other.ids).next().is_some()
+    }
+}
+
+/// Whether `op`, sent, may wait for a lock.
+pub(crate) fn may_wait(op: &Op) -> bool {
+    match op {
+        Op::Begin { .. } | Op::Commit | Op::Rollback | Op::Read { .. } | Op::Advance { .. } => {
+            false
+        }
+        Op::Lock { wait, .. } => *wait == Wait::Wait,
+        // Never sent: the payment provider and Redis are simulated.
+        Op::Pay { .. } | Op::RedisHold { .. } | Op::RedisRelease => false,
+        // Writes, inserts under the unique key, and the functions that lock seats (`hold`
+        // only with NOWAIT, counted anyway).
+        _ => true,
+    }
+}
+
+/// The seats `op` may lock (none for a statement that locks nothing).
+pub(crate) fn locked_by(op: &Op) -> Seats {
+    let ids = |seats: &[String]| Seats {
+        all: false,
+        ids: seats.iter().cloned().collect(),
+    };
+    match op {
+        Op::Lock { seats, .. }
+        | Op::Write { seats, .. }
+        | Op::Claim { seats, .. }
+        | Op::Book { seats }
+        | Op::Hold { seats, .. } => ids(seats),
+        Op::Confirm { .. } | Op::Release | Op::Sweep => Seats {
+            all: true,
+            ids: BTreeSet::new(),
+        },
+        _ => Seats::default(),
+    }
+}
+
+/// What the executor knows of the run's sessions, per actor.
+pub(crate) struct Sessions<'a> {
+    /// The actors each one's pending statement was last seen blocked by.
+    pub blockers: &'a [Vec<usize>],
+    /// Whether its statement is in flight.
+    pub pending: &'a [bool],
+    /// When its current wait was seen to begin.
+    pub began: &'a [Option<Instant>],
+    /// The seats its transaction (or its statement in flight) may hold or wait for locks on.
+    pub touched: &'a [Seats],
+}
+
+impl Sessions<'_> {
+    /// The actors that `w` waits for, transitively.
+    fn reach(&self, w: usize) -> Vec<bool> {
+        let mut seen = vec![false; self.blockers.len()];
+        let mut stack = vec![w];
+        while let Some(a) = stack.pop() {
+            for &b in &self.blockers[a] {
+                if !seen[b] {
+                    seen[b] = true;
+                    stack.push(b);
+                }
+            }
+        }
+        seen
+    }
+
+    /// Whether a lock that `x` releases could be handed on to a session that then waits for
+    /// a third one: two sessions besides `x` are waiting or hold locks.
+    fn may_hand_on(&self, x: usize) -> bool {
+        (0..self.pending.len())
+            .filter(|&a| a != x && (self.pending[a] || !self.touched[a].is_empty()))
+            .count()
+            >= 2
+    }
+
+    /// Until when actor `x`'s next statement, `op`, must be held back (`None`: it goes now).
+    pub fn hold_until(&self, x: usize, op: &Op, now: Instant) -> Option<Instant> {
+        let waits = may_wait(op);
+        let hands_on = matches!(op, Op::Commit | Op::Rollback) && self.may_hand_on(x);
+        if !waits && !hands_on {
+            return None;
+        }
+        let seats = locked_by(op);
+        let mut until: Option<Instant> = None;
+        for w in (0..self.pending.len()).filter(|&w| w != x && self.pending[w]) {
+            let Some(end) = self.began[w].map(|t| t + WAIT_SPACING) else {
+                continue;
+            };
+            if end <= now {
+                continue;
+            }
+            let closes = self.reach(w)[x];
+            let queues = waits && {
+                // W itself, and every session waiting for W, transitively.
+                let behind = (0..self.pending.len())
+                    .filter(|&v| v == w || (self.pending[v] && self.reach(v)[w]));
+                behind
+                    .into_iter()
+                    .any(|v| seats.intersects(&self.touched[v]))
+            };
+            if closes || queues {
+                until = until.max(Some(end));
+            }
+        }
+        until
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn seats(ids: &[&str]) -> Seats {
+        Seats {
+            all: false,
+            ids: ids.iter().map(|s| s.to_string()).collect(),
+        }
+    }
+
+    fn lock(ids: &[&str]) -> Op {
+        Op::Lock {
+            seats: ids.iter().map(|s| s.to_string()).collect(),
+            wait: Wait::Wait,
+        }
+    }
+
+    #[test]
+    fn a_commit_after_a_wait_goes_at_once_when_no_third_session_could_take_the_lock() {
+        let now = Instant::now();
+        // 1 waits for 0; 0 commits.
+        let s = Sessions {
+            blockers: &[vec![], vec![0]],
+            pending: &[false, true],
+            began: &[None, Some(now)],
+            touched: &[seats(&["A7"]), seats(&["A7"])],
+        };
+        assert_eq!(s.hold_until(0, &Op::Commit, now), None);
+        assert_eq!(
+            s.hold_until(
+                0,
+                &Op::Begin {
+                    isolation: Default::default()
+                },
+                now
+            ),
+            None
+        );
+        // A lock by the holder may close the cycle: held back.
+        assert_eq!(
+            s.hold_until(0, &lock(&["A1"]), now),
+            Some(now + WAIT_SPACING)
+        );
+    }
+
+    #[test]
+    fn a_lock_that_may_queue_behind_the_waiter_is_held_back_and_one_on_other_seats_is_not() {
+        let now = Instant::now();
+        // 1 waits for 0 on A1; 2 is free.
+        let s = Sessions {
+            blockers: &[vec![], vec![0], vec![]],
+            pending: &[false, true, false],
+            began: &[None, Some(now), None],
+            touched: &[seats(&["A1"]), seats(&["A1", "A2"]), Seats::default()],
+        };
+        assert_eq!(
+            s.hold_until(2, &lock(&["A2"]), now),
+            Some(now + WAIT_SPACING)
+        );
+        assert_eq!(s.hold_until(2, &lock(&["A3"]), now), None);
+        // Long after the wait began, nothing is held back.
+        assert_eq!(s.hold_until(2, &lock(&["A2"]), now + WAIT_SPACING), None);
+    }
+
+    #[test]
+    fn a_commit_that_may_hand_a_lock_on_to_a_queue_is_held_back() {
+        let now = Instant::now();
+        // 1 and 2 wait for 0.
+        let s = Sessions {
+            blockers: &[vec![], vec![0], vec![0]],
+            pending: &[false, true, true],
+            began: &[None, Some(now), Some(now)],
+            touched: &[seats(&["A7"]), seats(&["A7"]), seats(&["A7"])],
+        };
+        assert_eq!(s.hold_until(0, &Op::Commit, now), Some(now + WAIT_SPACING));
+    }
+}
