@@ -8,6 +8,7 @@ pub mod executor;
 pub mod explore;
 pub mod http;
 pub mod replay;
+pub mod room;
 pub mod views;
 
 pub use http::{router, serve, AppState};

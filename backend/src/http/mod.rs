@@ -12,12 +12,14 @@ mod error;
 pub mod headers;
 pub mod listener;
 pub mod page;
+mod rooms;
+mod rooms_events;
 mod routes;
 mod sockets;
 mod stall;
 
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use axum::extract::{DefaultBodyLimit, Request, State};
@@ -55,6 +57,8 @@ pub struct AppState {
     readiness: db::Readiness,
     /// The bound on one run (`executor::RUN_TIMEOUT`; tests shorten it).
     run_limit: Duration,
+    /// The live rooms, started on their first request (their listener and clock are tasks).
+    room_api: Arc<OnceLock<Arc<rooms::RoomApi>>>,
 }
 
 impl AppState {
@@ -68,7 +72,15 @@ impl AppState {
             admission: Admission::new(Rules::for_slots(slots)),
             readiness: db::Readiness::ready(),
             run_limit: crate::executor::RUN_TIMEOUT,
+            room_api: Arc::default(),
         }
+    }
+
+    /// The live rooms of this server (started on first use).
+    fn room_api(&self) -> Arc<rooms::RoomApi> {
+        self.room_api
+            .get_or_init(|| Arc::new(rooms::RoomApi::new(self.pool.clone())))
+            .clone()
     }
 
     /// The same state with other admission rules (the tests' smaller bounds, say).
@@ -105,6 +117,7 @@ pub fn router(state: AppState) -> Router {
             "/api/runs",
             post(routes::create_run).layer(DefaultBodyLimit::max(RUN_BODY_LIMIT)),
         )
+        .merge(rooms::routes())
         .route("/api/{*rest}", any(|| async { ApiError::NotFound }))
         // A run's report repeats the tables at every entry: gzip makes it a few percent of
         // its size (`Accept-Encoding: gzip`, which every browser sends).
