@@ -7,6 +7,7 @@ pub mod db;
 pub mod executor;
 pub mod explore;
 pub mod http;
+pub mod load;
 pub mod replay;
 pub mod room;
 pub mod views;

@@ -12,6 +12,8 @@ use super::RoomError;
 /// The letters of a join code: none that reads as another (no I/1/L, O/0, S/5, Z/2, B/8, G/6).
 const CODE_LETTERS: &[u8] = b"ACDEFHJKMNPRTUVWXY";
 pub const CODE_LEN: usize = 5;
+/// The most participants (people, bots and `backend load`'s buyers) one room takes.
+pub const MAX_PARTICIPANTS: usize = 50_000;
 
 /// A room as stored.
 #[derive(Clone, Debug)]
@@ -210,29 +212,50 @@ pub async fn join(
         .bind(code)
         .execute(&mut *tx)
         .await?;
-    let taken: Vec<(i32, String)> =
-        sqlx::query_as("select n, actor from lastseat_rooms.participants where room = $1")
-            .bind(code)
-            .fetch_all(&mut *tx)
-            .await?;
-    let first = taken.iter().map(|(n, _)| *n).max().unwrap_or(0) + 1;
-    let mut actors: std::collections::HashSet<String> = taken.into_iter().map(|(_, a)| a).collect();
-    if actors.len() + names.len() > 2000 {
-        return Err(RoomError::Conflict(
-            "this room is full: at most 2000 participants and bots".into(),
-        ));
+    let (first, count): (i32, i64) = sqlx::query_as(
+        "select coalesce(max(n), 0) + 1, count(*) from lastseat_rooms.participants where room = $1",
+    )
+    .bind(code)
+    .fetch_one(&mut *tx)
+    .await?;
+    if count as usize + names.len() > MAX_PARTICIPANTS {
+        return Err(RoomError::Conflict(format!(
+            "this room is full: at most {MAX_PARTICIPANTS} participants and bots"
+        )));
     }
+    let numbered: Vec<(i32, &String)> = (first..).zip(names).collect();
+    // Each name's own actor name, unless taken: then with the participant's number after it.
+    let bases: Vec<String> = numbered
+        .iter()
+        .map(|(n, name)| settings::actor_base(name, *n))
+        .collect();
+    let numbered_bases: Vec<String> = numbered
+        .iter()
+        .zip(&bases)
+        .map(|((n, _), b)| format!("{}{n}", &b[..b.len().min(10)]))
+        .collect();
+    let taken: std::collections::HashSet<String> = sqlx::query_scalar(
+        "select actor from lastseat_rooms.participants where room = $1 and (actor = any($2) or actor = any($3))",
+    )
+    .bind(code)
+    .bind(&bases)
+    .bind(&numbered_bases)
+    .fetch_all(&mut *tx)
+    .await?
+    .into_iter()
+    .collect();
+    let mut chosen = std::collections::HashSet::new();
     let mut out = Vec::with_capacity(names.len());
     let (mut ns, mut nm, mut ac, mut th) = (vec![], vec![], vec![], vec![]);
-    for (next, name) in (first..).zip(names) {
-        let base = settings::actor_base(name, next);
-        let mut actor = base.clone();
-        let mut k = 2;
-        while actors.contains(&actor) {
-            actor = format!("{}{k}", &base[..base.len().min(12)]);
-            k += 1;
-        }
-        actors.insert(actor.clone());
+    for (((next, name), base), numbered) in numbered.into_iter().zip(bases).zip(numbered_bases) {
+        let actor = if !taken.contains(&base) && !chosen.contains(&base) {
+            base
+        } else if !taken.contains(&numbered) && !chosen.contains(&numbered) {
+            numbered
+        } else {
+            format!("p{next}x")
+        };
+        chosen.insert(actor.clone());
         let token = random_token();
         ns.push(next);
         nm.push(name.clone());
