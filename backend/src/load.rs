@@ -1,7 +1,9 @@
 //! `backend load`: drives the real room API of a running server with N concurrent clients, as a
-//! release day would. It makes a room with the defence and seats asked for, starts a round, and
-//! each client joins as a fresh buyer, taps a random seat (and pays, where the defence has a
-//! payment), again and again until the duration is over (or once, without one). Then it prints
+//! release day would. It makes a room with the defence and seats asked for, joins the buyers
+//! (20 per client with a duration, one without), starts a round, and each client taps a random
+//! seat as each of its buyers in turn (and pays, where the defence has a payment), again and
+//! again until the duration is over (or once, without one). A projector's event stream watches
+//! how long a winning tap takes to show. Then it prints
 //! the attempts per second, the p50 and p99 latency of an attempt, how many buyers were told
 //! they got each seat, and the double bookings: from what the buyers were told and from the
 //! server's own scoreboard.
@@ -36,15 +38,18 @@ pub struct Report {
     /// seat → buyers told they got it.
     pub told: BTreeMap<String, u64>,
     pub scoreboard: Value,
+    /// From a winning tap's sending to the seat's change on the projector's event stream.
+    pub to_projector: Vec<Duration>,
 }
 
 impl Report {
     pub fn percentile(&self, p: f64) -> Duration {
-        if self.latencies.is_empty() {
-            return Duration::ZERO;
-        }
-        let i = ((self.latencies.len() as f64 - 1.0) * p).round() as usize;
-        self.latencies[i]
+        percentile(&self.latencies, p)
+    }
+
+    /// The `p` percentile of `to_projector`.
+    pub fn projector_percentile(&self, p: f64) -> Duration {
+        percentile(&self.to_projector, p)
     }
 
     pub fn per_second(&self) -> f64 {
@@ -56,6 +61,59 @@ impl Report {
         self.told.values().filter(|n| **n > 1).count()
     }
 }
+
+/// The `p` percentile of sorted `values`.
+fn percentile(values: &[Duration], p: f64) -> Duration {
+    if values.is_empty() {
+        return Duration::ZERO;
+    }
+    values[((values.len() as f64 - 1.0) * p).round() as usize]
+}
+
+/// Watches the room's event stream as the projector does: each seat that a winning tap took,
+/// and how long after the tap was sent the stream showed it taken.
+async fn watch(
+    client: Arc<Client>,
+    code: String,
+    pending: Pending,
+    seen: Arc<Mutex<Vec<Duration>>>,
+) {
+    let Ok(mut stream) = client
+        .http
+        .get(format!("{}/api/rooms/{code}/events", client.base))
+        .send()
+        .await
+    else {
+        return;
+    };
+    let mut buffer = String::new();
+    while let Ok(Some(chunk)) = stream.chunk().await {
+        buffer.push_str(&String::from_utf8_lossy(&chunk));
+        while let Some(end) = buffer.find("\n\n") {
+            let event: String = buffer.drain(..end + 2).collect();
+            let Some(state) = event
+                .lines()
+                .find_map(|l| l.strip_prefix("data:"))
+                .and_then(|d| serde_json::from_str::<Value>(d.trim_start()).ok())
+            else {
+                continue;
+            };
+            let now = Instant::now();
+            let mut pending = pending.lock().expect("pending");
+            for seat in state["seats"].as_array().into_iter().flatten() {
+                if seat["status"] != "AVAILABLE" || seat["ticket"] == true {
+                    if let Some(sent) = seat["id"].as_str().and_then(|id| pending.remove(id)) {
+                        seen.lock().expect("seen").push(now - sent);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Seats taken by a winning tap whose change the projector has not shown yet, with when the tap
+/// was sent.
+type Pending = Arc<Mutex<std::collections::HashMap<String, Instant>>>;
 
 struct Client {
     http: reqwest::Client,
@@ -100,6 +158,42 @@ fn expect(what: &str, (status, body): (u16, Value), ok: u16) -> Result<Value, St
     }
 }
 
+/// Buyers each client taps as in turn (so that no one buyer meets the per-participant rate
+/// limit), joined before the clock starts: one each without a duration.
+const BUYERS_PER_CLIENT: usize = 20;
+
+/// Joins every client's buyers; their tokens, per client.
+async fn join_all(
+    client: &Arc<Client>,
+    code: &str,
+    load: &Load,
+) -> Result<Vec<Vec<String>>, String> {
+    let per_client = if load.duration.is_some() {
+        BUYERS_PER_CLIENT
+    } else {
+        1
+    };
+    eprintln!("joining {} buyers", per_client * load.buyers);
+    let joins = (0..load.buyers).map(|k| {
+        let (client, code) = (client.clone(), code.to_string());
+        tokio::spawn(async move {
+            let mut tokens = Vec::with_capacity(per_client);
+            for j in 0..per_client {
+                let body = json!({ "name": format!("buyer {k} {j}") });
+                let path = format!("/api/rooms/{code}/participants");
+                let joined = expect("joining", client.post(&path, None, body).await?, 201)?;
+                tokens.push(joined["token"].as_str().ok_or("no token")?.to_string());
+            }
+            Ok::<_, String>(tokens)
+        })
+    });
+    let mut all = Vec::new();
+    for join in joins.collect::<Vec<_>>() {
+        all.push(join.await.map_err(|e| e.to_string())??);
+    }
+    Ok(all)
+}
+
 /// Runs `load`, printing progress to stderr every second.
 pub async fn run(load: &Load) -> Result<Report, String> {
     let client = Arc::new(Client {
@@ -140,6 +234,17 @@ pub async fn run(load: &Load) -> Result<Report, String> {
     let latencies = Arc::new(Mutex::new(Vec::new()));
     let told = Arc::new(Mutex::new(BTreeMap::<String, u64>::new()));
     let refused = Arc::new(AtomicU64::new(0));
+    let buyers = join_all(&client, &code, load).await?;
+    let pending: Pending = Arc::default();
+    let projector = Arc::new(Mutex::new(Vec::new()));
+    let watcher = tokio::spawn(watch(
+        client.clone(),
+        code.clone(),
+        pending.clone(),
+        projector.clone(),
+    ));
+    // The stream's first event (the whole state) before anyone taps.
+    tokio::time::sleep(Duration::from_millis(300)).await;
     let started = Instant::now();
     let progress = {
         let (attempts, stop) = (attempts.clone(), stop.clone());
@@ -158,7 +263,7 @@ pub async fn run(load: &Load) -> Result<Report, String> {
         })
     };
     let mut tasks = Vec::new();
-    for k in 0..load.buyers {
+    for tokens in buyers {
         let (client, code, seats) = (client.clone(), code.clone(), seats.clone());
         let (attempts, latencies, told, refused) = (
             attempts.clone(),
@@ -167,23 +272,13 @@ pub async fn run(load: &Load) -> Result<Report, String> {
             refused.clone(),
         );
         let deadline = load.duration.map(|d| started + d);
+        let pending = pending.clone();
+
         tasks.push(tokio::spawn(async move {
             let mut round = 0u64;
             loop {
                 round += 1;
-                let name = format!("buyer {k} {round}");
-                let joined = expect(
-                    "joining",
-                    client
-                        .post(
-                            &format!("/api/rooms/{code}/participants"),
-                            None,
-                            json!({ "name": name }),
-                        )
-                        .await?,
-                    201,
-                )?;
-                let token = joined["token"].as_str().ok_or("no token")?.to_string();
+                let token = &tokens[(round as usize - 1) % tokens.len()];
                 let seat = seats[rand::thread_rng().gen_range(0..seats.len())].clone();
                 let mut holding = false;
                 for path in ["taps", "pay"] {
@@ -197,7 +292,7 @@ pub async fn run(load: &Load) -> Result<Report, String> {
                     };
                     let sent = Instant::now();
                     let (status, answer) = client
-                        .post(&format!("/api/rooms/{code}/{path}"), Some(&token), body)
+                        .post(&format!("/api/rooms/{code}/{path}"), Some(token), body)
                         .await?;
                     latencies.lock().expect("latencies").push(sent.elapsed());
                     attempts.fetch_add(1, Ordering::SeqCst);
@@ -206,6 +301,13 @@ pub async fn run(load: &Load) -> Result<Report, String> {
                         break;
                     }
                     holding = answer["holding"] == true;
+                    if holding && path == "taps" {
+                        pending
+                            .lock()
+                            .expect("pending")
+                            .entry(seat.clone())
+                            .or_insert(sent);
+                    }
                 }
                 if holding {
                     *told.lock().expect("told").entry(seat).or_default() += 1;
@@ -228,6 +330,11 @@ pub async fn run(load: &Load) -> Result<Report, String> {
     if let Some(e) = first_error {
         return Err(e);
     }
+    // The last changes on their way to the projector.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    watcher.abort();
+    let mut to_projector = std::mem::take(&mut *projector.lock().expect("projector"));
+    to_projector.sort();
     let state = client.get(&format!("/api/rooms/{code}")).await?;
     let mut latencies = std::mem::take(&mut *latencies.lock().expect("latencies"));
     latencies.sort();
@@ -239,6 +346,7 @@ pub async fn run(load: &Load) -> Result<Report, String> {
         latencies,
         told,
         scoreboard: state["scoreboard"].clone(),
+        to_projector,
     })
 }
 
@@ -262,6 +370,12 @@ pub fn describe(load: &Load, r: &Report) -> String {
             r.refused
         ));
     }
+    out.push_str(&format!(
+        "\nfrom a winning tap to the projector: p50 {:.1} ms, p99 {:.1} ms over {} seats",
+        r.projector_percentile(0.5).as_secs_f64() * 1000.0,
+        r.projector_percentile(0.99).as_secs_f64() * 1000.0,
+        r.to_projector.len()
+    ));
     out.push_str("\nbuyers told they got each seat:");
     for (seat, n) in &r.told {
         out.push_str(&format!(" {seat}:{n}"));

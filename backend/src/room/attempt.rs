@@ -96,10 +96,11 @@ pub async fn act(
         ));
     };
     let pending: Vec<Planned> = pending.0.iter().filter_map(decode_op).collect();
-    let outcome = run(rooms, room, who, &kind, pending).await;
+    let outcome = run(rooms, room, who, &kind, pending.clone()).await;
     let left = match &outcome {
         Ok((_, left)) => left.clone(),
-        Err(_) => vec![],
+        // A request that failed leaves the last hold's payment as it was.
+        Err(_) => pending,
     };
     let left: Vec<serde_json::Value> = left.iter().map(|(op, c)| op_value(op, *c)).collect();
     sqlx::query("update lastseat_rooms.participants set busy_until = null, pending = $3 where room = $1 and n = $2")

@@ -14,8 +14,9 @@ use super::store::{self, Room};
 use super::{RoomError, Rooms};
 
 pub const MAX_BOTS: i64 = 1000;
-/// Bots in flight at once (the rest queue, as a waiting room would let them in).
-const IN_FLIGHT: usize = 64;
+/// Bots in flight at once (the rest queue, as a waiting room would let them in): fewer than the
+/// round's connections, so that the screens and the phones always find one.
+const IN_FLIGHT: usize = super::booking::ROUND_CONNECTIONS as usize - 4;
 
 /// Releases `count` bots into the racing round of `room`; they tap as soon as the race opens.
 pub async fn release(rooms: &Rooms, room: &Room, count: i64) -> Result<usize, RoomError> {
