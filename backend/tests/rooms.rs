@@ -448,3 +448,58 @@ async fn an_idle_room_is_swept_with_its_seats() {
     let (status, body) = api.get(&format!("/api/rooms/{code}")).await;
     assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
 }
+
+#[tokio::test]
+async fn a_participant_is_held_to_their_rate_and_to_one_request_at_a_time() {
+    let db = Db::fresh().await;
+    let api = Api::new(&serve(db.pool.clone()).await);
+    let (code, secret) = api
+        .room(json!({ "seats": 8, "defence": "check_then_act", "gap_ms": 300 }))
+        .await;
+    let ana = api.join(&code, "Ana").await;
+    api.start(&code, &secret).await;
+    let taps = (0..30).map(|_| api.tap(&code, &ana, &["A1"]));
+    let answers = futures::future::join_all(taps).await;
+    let count = |s: StatusCode| answers.iter().filter(|(status, _)| *status == s).count();
+    assert!(count(StatusCode::TOO_MANY_REQUESTS) >= 10, "{answers:?}");
+    assert!(
+        count(StatusCode::CONFLICT) >= 1,
+        "one request at a time: {answers:?}"
+    );
+    assert!(count(StatusCode::OK) >= 1, "{answers:?}");
+    let limited = answers
+        .iter()
+        .find(|(s, _)| *s == StatusCode::TOO_MANY_REQUESTS)
+        .unwrap();
+    assert!(
+        limited.1["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("10 requests a second"),
+        "{limited:?}"
+    );
+}
+
+#[tokio::test]
+async fn backend_load_drives_the_room_api_and_reports_what_the_buyers_were_told() {
+    let db = Db::fresh().await;
+    let base = serve(db.pool.clone()).await;
+    let load = backend::load::Load {
+        url: base,
+        defence: "atomic_update".into(),
+        buyers: 6,
+        seats: 2,
+        gap_ms: 0,
+        duration: None,
+    };
+    let report = backend::load::run(&load).await.expect("the load run");
+    assert_eq!(report.attempts, 6);
+    assert_eq!(report.told.values().sum::<u64>(), 2, "{:?}", report.told);
+    assert_eq!(report.double_bookings(), 0);
+    assert_eq!(report.scoreboard["double_bookings"], 0);
+    let words = backend::load::describe(&load, &report);
+    assert!(
+        words.contains("6 attempts") && words.contains("double bookings: 0"),
+        "{words}"
+    );
+}
