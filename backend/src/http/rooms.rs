@@ -48,6 +48,10 @@ impl RoomApi {
     }
 
     fn limit(&self, token: &str) -> Result<(), RoomError> {
+        // The limiter keeps a cell per token it has seen: forget the quiet ones now and then.
+        if self.limiter.len() > 10_000 {
+            self.limiter.retain_recent();
+        }
         self.limiter.check_key(&store::hash(token)).map_err(|_| {
             RoomError::TooMany(
                 "at most 10 requests a second per participant: wait a moment and tap again".into(),
