@@ -376,9 +376,17 @@ pub fn describe(load: &Load, r: &Report) -> String {
         r.projector_percentile(0.99).as_secs_f64() * 1000.0,
         r.to_projector.len()
     ));
-    out.push_str("\nbuyers told they got each seat:");
-    for (seat, n) in &r.told {
-        out.push_str(&format!(" {seat}:{n}"));
+    if r.told.len() <= 40 {
+        out.push_str("\nbuyers told they got each seat:");
+        for (seat, n) in &r.told {
+            out.push_str(&format!(" {seat}:{n}"));
+        }
+    } else {
+        let once = r.told.values().filter(|n| **n == 1).count();
+        out.push_str(&format!(
+            "\nbuyers told they got each seat: {once} seats to one buyer, {} to two or more",
+            r.told.len() - once
+        ));
     }
     out.push_str(&format!(
         "\ndouble bookings: {} (told by the buyers), {} (the server's scoreboard); scoreboard {}",
