@@ -8,7 +8,9 @@ pub mod db;
 pub mod executor;
 pub mod explore;
 pub mod http;
+pub mod load;
 pub mod replay;
+pub mod room;
 pub mod verify;
 pub mod views;
 

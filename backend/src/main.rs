@@ -1,8 +1,9 @@
 //! The `backend` command: `serve` the API and the page, `replay` schedule files on
 //! PostgreSQL and in the simulator, `explore` every interleaving of one in the simulator,
-//! `verify` every interleaving of one on PostgreSQL against the simulator,
-//! `compress` the built page (its `.br` and `.gz` files, which `serve` sends as they are), or
-//! print the model's `views` of every step for the browser tests.
+//! `verify` every interleaving of one on PostgreSQL against the simulator, `load` a running
+//! server's live rooms with concurrent buyers, `compress` the built page (its `.br` and `.gz`
+//! files, which `serve` sends as they are), or print the model's `views` of every step for the
+//! browser tests.
 
 use std::io::Write;
 use std::net::SocketAddr;
@@ -62,6 +63,27 @@ enum Command {
         #[arg(default_value = "dist")]
         dir: PathBuf,
     },
+    /// Drive a running server's room API with N concurrent buyers: a room with this defence,
+    /// one round, every buyer tapping a random seat (and paying, if the defence has a payment).
+    Load {
+        #[arg(long)]
+        defence: String,
+        /// Concurrent clients.
+        #[arg(long, default_value_t = 32)]
+        buyers: usize,
+        #[arg(long, default_value_t = 8)]
+        seats: u32,
+        /// The pause between the check and the write, in milliseconds.
+        #[arg(long, default_value_t = 0)]
+        gap_ms: u32,
+        /// Keep every client tapping (as a fresh buyer each time) for this many seconds; without
+        /// it, each buyer taps once.
+        #[arg(long)]
+        duration: Option<f64>,
+        /// The server.
+        #[arg(long, default_value = "http://127.0.0.1:8080")]
+        url: String,
+    },
     /// Print the model's view of every step (phones, seats, verdict, reason line) of every
     /// built-in scenario, or of one schedule file, one JSON object per step per line.
     Views { file: Option<PathBuf> },
@@ -80,6 +102,24 @@ async fn main() -> ExitCode {
         Command::Serve { addr, dist } => serve(addr, dist).await,
         Command::Replay { json, files } => replay(json, &files).await,
         Command::Compress { dir } => compress(&dir),
+        Command::Load {
+            defence,
+            buyers,
+            seats,
+            gap_ms,
+            duration,
+            url,
+        } => {
+            load(backend::load::Load {
+                url,
+                defence,
+                buyers,
+                seats,
+                gap_ms,
+                duration: duration.map(std::time::Duration::from_secs_f64),
+            })
+            .await
+        }
         Command::Views { file } => match backend::views::views(file.as_deref()) {
             Ok(lines) => {
                 let mut out = std::io::stdout().lock();
@@ -128,6 +168,33 @@ fn compress(dir: &std::path::Path) -> ExitCode {
         Err(e) => {
             eprintln!("cannot compress {}: {e}", dir.display());
             ExitCode::from(2)
+        }
+    }
+}
+
+async fn load(load: backend::load::Load) -> ExitCode {
+    if load.buyers == 0 || load.buyers > 10_000 {
+        eprintln!(
+            "--buyers {}: use 1 to 10000 concurrent clients",
+            load.buyers
+        );
+        return ExitCode::from(2);
+    }
+    if load
+        .duration
+        .is_some_and(|d| d.is_zero() || d > std::time::Duration::from_secs(3600))
+    {
+        eprintln!("--duration: use more than 0 and at most 3600 seconds");
+        return ExitCode::from(2);
+    }
+    match backend::load::run(&load).await {
+        Ok(report) => {
+            println!("{}", backend::load::describe(&load, &report));
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("the load run failed: {e}");
+            ExitCode::FAILURE
         }
     }
 }

@@ -14,13 +14,15 @@ pub mod headers;
 mod html;
 pub mod listener;
 pub mod page;
+mod rooms;
+mod rooms_events;
 mod routes;
 mod sockets;
 mod stall;
 pub mod verify;
 
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use axum::extract::DefaultBodyLimit;
@@ -62,6 +64,8 @@ pub struct AppState {
     /// The bounds on `POST /api/verify`, and its verifications under way.
     verify_rules: VerifyRules,
     verifications: Arc<tokio::sync::Semaphore>,
+    /// The live rooms, started on their first request (their listener and clock are tasks).
+    room_api: Arc<OnceLock<Arc<rooms::RoomApi>>>,
 }
 
 impl AppState {
@@ -78,6 +82,7 @@ impl AppState {
             html: Arc::default(),
             verify_rules: VerifyRules::default(),
             verifications: Arc::new(tokio::sync::Semaphore::new(VerifyRules::default().at_once)),
+            room_api: Arc::default(),
         }
     }
 
@@ -86,6 +91,13 @@ impl AppState {
         self.verifications = Arc::new(tokio::sync::Semaphore::new(rules.at_once));
         self.verify_rules = rules;
         self
+    }
+
+    /// The live rooms of this server (started on first use).
+    fn room_api(&self) -> Arc<rooms::RoomApi> {
+        self.room_api
+            .get_or_init(|| Arc::new(rooms::RoomApi::new(self.pool.clone())))
+            .clone()
     }
 
     /// The same state with other admission rules (the tests' smaller bounds, say).
@@ -122,6 +134,7 @@ pub fn router(state: AppState) -> Router {
             "/api/runs",
             post(routes::create_run).layer(DefaultBodyLimit::max(RUN_BODY_LIMIT)),
         )
+        .merge(rooms::routes())
         .route("/api/{*rest}", any(|| async { ApiError::NotFound }))
         // A run's report repeats the tables at every entry: gzip makes it a few percent of
         // its size (`Accept-Encoding: gzip`, which every browser sends).

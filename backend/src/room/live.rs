@@ -1,0 +1,119 @@
+//! Live updates: every change to a room is a `NOTIFY` on one channel, so that every backend
+//! process serving the room hears of it; each process rebuilds the room's state at most every
+//! `COALESCE` and hands it to its own event streams. A listener that lost its connection (a
+//! restart) reconnects, and then rebuilds every room it serves, since it may have missed some.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use sqlx::postgres::PgListener;
+use tokio::sync::watch;
+
+use super::Rooms;
+
+/// The channel every room's changes are notified on (the payload is the room's code).
+pub const CHANNEL: &str = "lastseat_rooms";
+/// How often a room's state is rebuilt at most, per process.
+const COALESCE: Duration = Duration::from_millis(50);
+
+/// The latest state (JSON) of each room that has event streams in this process.
+#[derive(Default)]
+pub struct Live {
+    rooms: Mutex<HashMap<String, Watched>>,
+}
+
+struct Watched {
+    tx: watch::Sender<Arc<String>>,
+    dirty: bool,
+}
+
+impl Live {
+    /// Streams `code`'s state: the receiver starts with `first`.
+    pub fn subscribe(&self, code: &str, first: Arc<String>) -> watch::Receiver<Arc<String>> {
+        let mut rooms = self.rooms.lock().expect("live lock");
+        let w = rooms.entry(code.to_string()).or_insert_with(|| Watched {
+            tx: watch::channel(first.clone()).0,
+            dirty: false,
+        });
+        w.tx.subscribe()
+    }
+
+    fn mark(&self, code: Option<&str>) {
+        let mut rooms = self.rooms.lock().expect("live lock");
+        for (c, w) in rooms.iter_mut() {
+            if code.is_none_or(|code| code == c) {
+                w.dirty = true;
+            }
+        }
+    }
+
+    /// The rooms to rebuild now; forgets those nobody streams any more.
+    fn take_dirty(&self) -> Vec<String> {
+        let mut rooms = self.rooms.lock().expect("live lock");
+        rooms.retain(|_, w| w.tx.receiver_count() > 0);
+        rooms
+            .iter_mut()
+            .filter_map(|(c, w)| std::mem::take(&mut w.dirty).then(|| c.clone()))
+            .collect()
+    }
+
+    fn publish(&self, code: &str, state: Arc<String>) {
+        if let Some(w) = self.rooms.lock().expect("live lock").get(code) {
+            w.tx.send_replace(state);
+        }
+    }
+}
+
+pub fn start(rooms: &Rooms) {
+    let listening = rooms.clone();
+    tokio::spawn(async move { listen(listening).await });
+    let building = rooms.clone();
+    tokio::spawn(async move {
+        loop {
+            tokio::time::sleep(COALESCE).await;
+            for code in building.inner().live.take_dirty() {
+                match super::state::build(&building, &code).await {
+                    Ok(state) => building
+                        .inner()
+                        .live
+                        .publish(&code, Arc::new(state.to_string())),
+                    Err(e) => tracing::debug!(error = %e, %code, "a room's state was not rebuilt"),
+                }
+            }
+        }
+    });
+}
+
+async fn listen(rooms: Rooms) {
+    loop {
+        let mut listener = match PgListener::connect_with(rooms.pool()).await {
+            Ok(l) => l,
+            Err(e) => {
+                tracing::debug!(error = %e, "the rooms' listener cannot connect yet");
+                tokio::time::sleep(Duration::from_millis(500)).await;
+                continue;
+            }
+        };
+        if let Err(e) = listener.listen(CHANNEL).await {
+            tracing::debug!(error = %e, "the rooms' listener cannot listen yet");
+            tokio::time::sleep(Duration::from_millis(500)).await;
+            continue;
+        }
+        // Whatever happened while it was not listening.
+        rooms.inner().live.mark(None);
+        loop {
+            match listener.try_recv().await {
+                Ok(Some(n)) => rooms.inner().live.mark(Some(n.payload())),
+                // The connection was lost and is made again on the next call: some
+                // notifications may be gone.
+                Ok(None) => rooms.inner().live.mark(None),
+                Err(e) => {
+                    tracing::debug!(error = %e, "the rooms' listener lost its connection");
+                    tokio::time::sleep(Duration::from_millis(200)).await;
+                    break;
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,100 @@
+//! Live rooms: a workshop racing for real seats on the real database. A room lives in
+//! PostgreSQL (`lastseat_rooms`, migration 0002); each round's seats in a booking schema of the
+//! round's own, made from 0001 like a run's. A participant's tap runs the room's defence, the
+//! program of `shared::defences`, statement by statement from `shared::sql`, driven by the same
+//! `shared::client::Clients` as the simulator, and every statement is recorded with when it was
+//! sent and answered, so that the round becomes a schedule the model replays.
+//!
+//! By concept: `settings` (what a facilitator chooses, validated), `store` (rooms, participants,
+//! tokens), `booking` (the round's schema and its pool), `exec` (one statement and its answer),
+//! `attempt` (a tap, a payment, a cancel), `redis` (the real Redis of the Redis hold), `state`
+//! (what every screen shows), `live` (LISTEN/NOTIFY fan-out to the event streams), `ticker`
+//! (the round's clock, idle rooms swept), `bots`, `schedule` (a round as a format v1 file).
+
+pub mod attempt;
+pub mod booking;
+pub mod bots;
+pub mod exec;
+pub mod live;
+pub mod redis;
+pub mod rounds;
+pub mod schedule;
+pub mod settings;
+pub mod state;
+pub mod store;
+pub mod ticker;
+
+use std::sync::Arc;
+
+pub use settings::Settings;
+
+/// Why a room request was refused: a message for a person, and the status it maps to.
+#[derive(Debug, thiserror::Error)]
+pub enum RoomError {
+    /// Bad input: the field and what is wrong with it.
+    #[error("{field}: {message}")]
+    Invalid { field: String, message: String },
+    #[error("no room has the code {0:?}: check the code on the projector")]
+    NoRoom(String),
+    /// A missing or wrong token or secret.
+    #[error("{0}")]
+    Unauthorized(String),
+    /// The request does not fit the room's state (the race has not started, …).
+    #[error("{0}")]
+    Conflict(String),
+    #[error("slow down: {0}")]
+    TooMany(String),
+    /// Redis is down or unreachable, for the Redis defence.
+    #[error("{0}")]
+    Unavailable(String),
+    #[error("database: {0}")]
+    Database(#[from] sqlx::Error),
+    #[error("internal: {0}")]
+    Internal(String),
+}
+
+impl RoomError {
+    pub fn invalid(field: &str, message: impl Into<String>) -> RoomError {
+        RoomError::Invalid {
+            field: field.to_string(),
+            message: message.into(),
+        }
+    }
+}
+
+/// What the room handlers share: the main pool, the round pools, Redis and the fan-out.
+#[derive(Clone)]
+pub struct Rooms(Arc<Inner>);
+
+pub struct Inner {
+    pub pool: sqlx::PgPool,
+    pub pools: booking::Pools,
+    pub redis: redis::Redis,
+    pub live: live::Live,
+    /// Bots of this process still racing (started and not yet answered for good).
+    pub bots_running: std::sync::atomic::AtomicUsize,
+}
+
+impl Rooms {
+    /// Rooms on `pool`, with Redis at `REDIS_URL` (or 127.0.0.1:6379). Starts the listener, the
+    /// clock ticker and the idle sweep in the background.
+    pub fn new(pool: sqlx::PgPool) -> Rooms {
+        let rooms = Rooms(Arc::new(Inner {
+            pools: booking::Pools::new(pool.clone()),
+            redis: redis::Redis::from_env(),
+            live: live::Live::default(),
+            bots_running: Default::default(),
+            pool,
+        }));
+        live::start(&rooms);
+        ticker::start(&rooms);
+        rooms
+    }
+
+    pub fn pool(&self) -> &sqlx::PgPool {
+        &self.0.pool
+    }
+    pub fn inner(&self) -> &Inner {
+        &self.0
+    }
+}

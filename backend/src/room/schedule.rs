@@ -1,0 +1,245 @@
+//! A round as a format v1 schedule: the participants as actors, the operations the server
+//! carried out for each, the order in which it sent them, and the clock's advances (one minute
+//! of the schedule's clock stands for one second of the round's). Where two statements were in
+//! flight at once the order is only one of the orders they could have taken, and the answer says
+//! so; where none overlapped, the model's outcome of that order is what happened live.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use shared::schedule::{
+    op_value, ProgramSpec, Scenario, ScheduleFile, SeatSpec, SeatStatus, CLOCK, MAX_ACTORS,
+    MAX_ORDER, MAX_SEATS,
+};
+use shared::{Schedule, ScheduleError};
+use sqlx::PgPool;
+
+use super::booking::SHOW;
+use super::store::Room;
+use super::RoomError;
+
+/// One participant's program so far as a schedule of its own (its entries in program order), on
+/// the room's settings: the `Clients` of an attempt are driven by it.
+pub fn one_actor(
+    room: &Room,
+    actor: &str,
+    program: &[(shared::schedule::Op, shared::schedule::Condition)],
+) -> Result<Schedule, ScheduleError> {
+    let mut seats: Vec<String> = program
+        .iter()
+        .flat_map(|(op, _)| op.seats().to_vec())
+        .collect();
+    seats.sort();
+    seats.dedup();
+    if seats.is_empty() {
+        seats.push("A1".to_string());
+    }
+    let file = ScheduleFile {
+        version: 1,
+        name: format!("{actor} in room {}", room.code),
+        description: None,
+        scenario: scenario(room.settings.hold_seconds as i64, &seats),
+        actors: BTreeMap::from([(
+            actor.to_string(),
+            ProgramSpec::Ops(program.iter().map(|(op, c)| op_value(op, *c)).collect()),
+        )]),
+        order: vec![actor.to_string(); program.len()],
+        expect: None,
+    };
+    Schedule::parse(file)
+}
+
+fn scenario(hold: i64, seats: &[String]) -> Scenario {
+    Scenario {
+        show: SHOW,
+        hold_minutes: hold,
+        clock: 0,
+        seats: seats
+            .iter()
+            .map(|id| SeatSpec {
+                id: id.clone(),
+                status: SeatStatus::Available,
+                holder: None,
+                until: None,
+            })
+            .collect(),
+    }
+}
+
+/// Two statements of different actors that were in flight at the same time.
+#[derive(Clone, Debug, Serialize)]
+pub struct Overlap {
+    /// Entries (0-based, in the order) of the two.
+    pub entries: [usize; 2],
+    pub actors: [String; 2],
+}
+
+/// What happened live at one entry of the order.
+#[derive(Clone, Debug, Serialize)]
+pub struct LiveStep {
+    pub actor: String,
+    pub op_index: usize,
+    pub result: String,
+}
+
+/// A round's schedule and where its statements overlapped.
+#[derive(Clone, Debug, Serialize)]
+pub struct RoundSchedule {
+    pub schedule: ScheduleFile,
+    pub overlaps: Vec<Overlap>,
+    /// What each entry answered live (the clock's advances say `ok`).
+    pub live: Vec<LiveStep>,
+}
+
+type Row = (
+    String,
+    i32,
+    sqlx::types::Json<serde_json::Value>,
+    Option<String>,
+    sqlx::types::Json<shared::StepResult>,
+    f64,
+    f64,
+);
+
+/// Round `n` of `room` as a schedule; refused, saying why, when it does not fit the format's
+/// limits (eight actors, 64 seats, 128 entries).
+pub async fn round(pool: &PgPool, room: &Room, n: i32) -> Result<RoundSchedule, RoomError> {
+    let hold: Option<i32> = sqlx::query_scalar(
+        "select hold_seconds from lastseat_rooms.rounds where room = $1 and n = $2",
+    )
+    .bind(&room.code)
+    .bind(n)
+    .fetch_optional(pool)
+    .await?;
+    let hold = hold.ok_or_else(|| {
+        RoomError::invalid(
+            "round",
+            format!(
+                "round {n} has not been played in this room (rounds so far: {})",
+                room.round
+            ),
+        )
+    })?;
+    let rows: Vec<Row> = sqlx::query_as(
+        "select actor, op_index, op, sql, result, extract(epoch from sent_at)::float8,
+                extract(epoch from answered_at)::float8 from lastseat_rooms.requests
+          where room = $1 and round = $2 order by sent_at, id",
+    )
+    .bind(&room.code)
+    .bind(n)
+    .fetch_all(pool)
+    .await?;
+    let mut programs: BTreeMap<String, Vec<(i32, serde_json::Value)>> = BTreeMap::new();
+    let mut order: Vec<String> = Vec::new();
+    let mut live: Vec<LiveStep> = Vec::new();
+    let mut spans: Vec<(usize, String, f64, f64)> = Vec::new();
+    let mut seats: Vec<String> = Vec::new();
+    for (actor, op_index, op, sql, result, sent, answered) in rows {
+        if sql.is_some() {
+            spans.push((order.len(), actor.clone(), sent, answered));
+        }
+        if actor == CLOCK {
+            // Consecutive advances are one advance.
+            let minutes = op.0.get("minutes").and_then(|m| m.as_i64()).unwrap_or(0);
+            if order.last().map(String::as_str) == Some(CLOCK) {
+                if let Some((_, last)) = programs.get_mut(CLOCK).and_then(|p| p.last_mut()) {
+                    let sum = last.get("minutes").and_then(|m| m.as_i64()).unwrap_or(0) + minutes;
+                    last["minutes"] = sum.into();
+                    if let Some(span) = spans.last_mut().filter(|s| s.0 == order.len()) {
+                        span.0 = order.len() - 1;
+                    }
+                    continue;
+                }
+            }
+            let program = programs.entry(CLOCK.to_string()).or_default();
+            program.push((program.len() as i32, op.0));
+        } else {
+            if let Some(list) = op.0.get("seats").and_then(|s| s.as_array()) {
+                seats.extend(list.iter().filter_map(|s| s.as_str().map(str::to_string)));
+            }
+            programs
+                .entry(actor.clone())
+                .or_default()
+                .push((op_index, op.0));
+        }
+        live.push(LiveStep {
+            actor: actor.clone(),
+            op_index: programs[&actor].len() - 1,
+            result: result.0.short(),
+        });
+        order.push(actor);
+    }
+    // Advances after the last participant's entry change nothing anyone saw.
+    while order.last().map(String::as_str) == Some(CLOCK) {
+        order.pop();
+        live.pop();
+        if let Some(p) = programs.get_mut(CLOCK) {
+            p.pop();
+            if p.is_empty() {
+                programs.remove(CLOCK);
+            }
+        }
+    }
+    let people = programs.keys().filter(|a| *a != CLOCK).count();
+    if people > MAX_ACTORS {
+        return Err(RoomError::invalid("round", format!(
+            "round {n} had {people} participants taking part: a schedule holds at most {MAX_ACTORS}, so this round cannot open in the simulator; play a round with fewer phones (and no bots)"
+        )));
+    }
+    if order.len() > MAX_ORDER {
+        return Err(RoomError::invalid("round", format!(
+            "round {n} sent {} operations: a schedule holds at most {MAX_ORDER}; play a shorter round to open it in the simulator", order.len()
+        )));
+    }
+    seats.sort();
+    seats.dedup();
+    if seats.len() > MAX_SEATS {
+        return Err(RoomError::invalid(
+            "round",
+            format!(
+                "round {n} touched {} seats: a schedule holds at most {MAX_SEATS}",
+                seats.len()
+            ),
+        ));
+    }
+    if seats.is_empty() {
+        seats.push("A1".into());
+    }
+    let mut overlaps = Vec::new();
+    for (i, a) in spans.iter().enumerate() {
+        for b in &spans[i + 1..] {
+            if a.1 != b.1 && b.2 < a.3 && a.2 < b.3 {
+                overlaps.push(Overlap {
+                    entries: [a.0, b.0],
+                    actors: [a.1.clone(), b.1.clone()],
+                });
+            }
+        }
+    }
+    let schedule = ScheduleFile {
+        version: 1,
+        name: format!("Room {}, round {n}", room.code),
+        description: Some(if overlaps.is_empty() {
+            "The order in which the server sent every statement; none of them overlapped, so the model's outcome is what happened live.".to_string()
+        } else {
+            format!("The order in which the server sent every statement. {} pairs of statements were in flight at once: there, PostgreSQL may have taken them in another order than this one.", overlaps.len())
+        }),
+        scenario: scenario(hold as i64, &seats),
+        actors: programs
+            .into_iter()
+            .map(|(a, ops)| {
+                (
+                    a,
+                    ProgramSpec::Ops(ops.into_iter().map(|(_, v)| v).collect()),
+                )
+            })
+            .collect(),
+        order,
+        expect: None,
+    };
+    Ok(RoundSchedule {
+        schedule,
+        overlaps,
+        live,
+    })
+}
