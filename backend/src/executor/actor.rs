@@ -262,7 +262,7 @@ pub(crate) fn setup<'c>(
 }
 
 /// Boxed so that the future's `Send` is checked at one lifetime (the task is spawned).
-fn run<'c>(
+pub(super) fn run<'c>(
     conn: &'c mut PgConnection,
     statement: &'c Statement,
     fetch: Fetch,

@@ -98,6 +98,20 @@ pub enum ExecError {
     Unexpected(String),
 }
 
+/// One statement on `conn`, outside any run, sent and answered exactly as a run's entry is (the
+/// live rooms' taps): the step result of `op` and the rows it returned. `commit_of_failed` and
+/// `clock` as for a run's entry.
+pub async fn answer_one(
+    conn: &mut sqlx::PgConnection,
+    op: &shared::schedule::Op,
+    statement: &shared::sql::Statement,
+    commit_of_failed: bool,
+    clock: i64,
+) -> Result<(shared::outcome::StepResult, Vec<shared::outcome::SeenRow>), ExecError> {
+    let raw = actor::run(conn, statement, answer::fetch_of(op)).await;
+    answer::step(op, raw, commit_of_failed, clock)
+}
+
 impl From<sqlx::Error> for ExecError {
     /// The one place where a database error becomes a run's error: a lost session is a fault of
     /// its own, everything else is `Database`.
