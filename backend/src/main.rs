@@ -94,7 +94,9 @@ async fn main() -> ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| "info,sqlx=warn".into()),
+                // PostgreSQL's notices to our own clean-up ("there is no transaction in
+                // progress" for a rollback that found none) say nothing to a user.
+                .unwrap_or_else(|_| "info,sqlx=warn,sqlx::postgres::notice=error".into()),
         )
         .with_writer(std::io::stderr)
         .init();
