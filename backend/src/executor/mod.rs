@@ -249,8 +249,10 @@ async fn run_within(
         Ok(Err(e)) => Err(e),
         Err(_) => Err(ExecError::Timeout(limit)),
     };
-    // A run that ended normally leaves its schema fit for the next one, once emptied.
-    let keep = matches!(&result, Ok(_) | Err(ExecError::Schedule(_)));
+    // A run that ended normally leaves its schema fit for the next one, once emptied; but not
+    // one with a SERIALIZABLE transaction (`session::fresh_only`).
+    let keep =
+        matches!(&result, Ok(_) | Err(ExecError::Schedule(_))) && !session::fresh_only(&schedule);
     let _ = answer.send(result);
     session.close(keep).await;
 }

@@ -13,7 +13,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use futures::future::join_all;
 use shared::outcome::Tables;
-use shared::schedule::{Schedule, SeatStatus};
+use shared::schedule::{Isolation, Op, Schedule, SeatStatus};
 use shared::sql;
 use sqlx::pool::PoolConnection;
 use sqlx::{PgConnection, PgPool, Postgres};
@@ -142,6 +142,26 @@ impl Monitor {
     }
 }
 
+/// Whether `schedule` must run in a schema that no run used before, and that none will use
+/// after it: it has a SERIALIZABLE transaction. PostgreSQL's predicate locks name a table by
+/// its oid, and those of a committed serializable transaction outlive it while any serializable
+/// transaction on the server overlaps it (another run's, say); in a reused schema they would
+/// meet the next run's writes. And a table emptied many times has its rows where the model's
+/// one heap page does not (updates stop being HOT, and an index page's predicate lock then
+/// conflicts). Both only matter to SERIALIZABLE, which alone checks predicate locks.
+pub(crate) fn fresh_only(schedule: &Schedule) -> bool {
+    schedule.actors().iter().any(|a| {
+        a.program.iter().any(|op| {
+            matches!(
+                op,
+                Op::Begin {
+                    isolation: Isolation::Serializable
+                }
+            )
+        })
+    })
+}
+
 /// Actor connections not yet owned by their tasks. Their settings may be half applied if the
 /// set-up fails or is dropped half-way: then they are closed, never handed back to the pool.
 struct Unready(Vec<PoolConnection<Postgres>>);
@@ -221,7 +241,11 @@ impl Session {
         let n = schedule.actors().len();
         let mut taken = Taken {
             pool: self.pool.clone(),
-            ready: ready::take(&self.pool),
+            ready: if fresh_only(schedule) {
+                None
+            } else {
+                ready::take(&self.pool)
+            },
         };
         let acquired = acquire(&self.pool, n + usize::from(taken.ready.is_none())).await;
         let mut conns = Unready(Vec::with_capacity(acquired.len()));
