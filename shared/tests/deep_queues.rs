@@ -159,3 +159,29 @@ fn a_waiter_that_saw_an_update_since_rolled_back_does_not_follow_the_next_one() 
     );
     assert_eq!(steps(&t)[8], "waiting>ok:1");
 }
+
+#[test]
+fn two_waiters_for_one_ticket_that_an_abort_frees_race_for_it() {
+    // Fay's tickets wait for Eve's A3; Ben waits for Fay's A1, Gus for Fay's A2. Eve's commit
+    // fails Fay (23505), whose abort wakes Ben and Gus at once. In the model Ben goes first,
+    // inserts A1 and A2, fails on A3 and takes them back, and Gus then gets A2; on a real server
+    // Gus is there first as often as not, and Ben waits for him (random schedule 5936, seed 97).
+    let actors = r#""eve": [{"op": "begin"}, {"op": "book", "seats": ["A3"]}, {"op": "commit"}],
+        "fay": [{"op": "begin"}, {"op": "book", "seats": ["A1", "A2", "A3"]}, {"op": "commit"}],
+        "ben": [{"op": "book", "seats": ["A1", "A2", "A3"]}],
+        "gus": [{"op": "begin"}, {"op": "book", "seats": ["A2"]}, {"op": "commit"}]"#;
+    let order = "eve eve fay fay ben gus gus eve gus fay";
+    let (t, races) = run(&["A1", "A2", "A3"], actors, order);
+    assert_eq!(t.entries[4].waited_for, ["fay"]);
+    assert_eq!(t.entries[6].waited_for, ["fay"]);
+    assert_eq!(
+        steps(&t)[4..7],
+        ["waiting>error:23505", "ok", "waiting>ok:1"],
+        "Ben fails on Eve's A3 after taking back A1 and A2, and Gus gets A2"
+    );
+    assert_eq!(
+        races,
+        [8],
+        "Eve's commit wakes Fay, whose abort wakes Ben and Gus together"
+    );
+}

@@ -56,6 +56,12 @@ impl Engine<'_> {
                     "duplicate key value violates unique constraint \"booking_seats_show_id_seat_id_key\"",
                 ));
             }
+            if woken && self.locks.ticketed_by_woken(seat, k) {
+                // Another waiter that the same commit or rollback woke inserted this key first in
+                // the model, then failed and took it back: in PostgreSQL this one may get there
+                // first, and the other then waits for it instead.
+                self.race();
+            }
             self.db.insert(Row {
                 table: Table::Booking,
                 xmin: r.tx,
