@@ -1,24 +1,13 @@
 //! The `backend` command, run as a built binary.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::PathBuf;
 use std::process::{Command, Output};
 
+use common::{backend, fixture};
+
 use serde_json::Value;
-
-fn backend(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_backend"))
-        .args(args)
-        .output()
-        .expect("the backend binary runs")
-}
-
-fn fixture(name: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../schedules")
-        .join(name)
-        .display()
-        .to_string()
-}
 
 /// Writes `text` to a file of its own; its path.
 fn temp_file(name: &str, text: &str) -> PathBuf {

@@ -4,32 +4,18 @@
 
 mod common;
 
-use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use backend::http::VerifyRules;
 use backend::AppState;
 use reqwest::StatusCode;
 use serde_json::Value;
+
+use common::{backend, fixture};
 use sqlx::PgPool;
 
 /// Two buyers in READ COMMITTED transactions: a few dozen orders, some double-booking.
 const SMALL: &str = "transaction-read-committed-still-double-books.json";
-
-fn fixture(name: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../schedules")
-        .join(name)
-        .display()
-        .to_string()
-}
-
-fn backend(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_backend"))
-        .args(args)
-        .output()
-        .expect("the backend binary runs")
-}
 
 fn both(out: &Output) -> String {
     format!(

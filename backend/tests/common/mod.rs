@@ -5,6 +5,9 @@
 
 pub mod schemas;
 
+use std::path::Path;
+use std::process::{Command, Output};
+
 use backend::db;
 use shared::{Schedule, Trace};
 use sqlx::PgPool;
@@ -42,4 +45,21 @@ pub fn schedule_files() -> Vec<std::path::PathBuf> {
         .collect();
     files.sort();
     files
+}
+
+/// The built `backend` binary run with `args`, to its end.
+pub fn backend(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_backend"))
+        .args(args)
+        .output()
+        .expect("the backend binary runs")
+}
+
+/// The path of a file of `schedules/`.
+pub fn fixture(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../schedules")
+        .join(name)
+        .display()
+        .to_string()
 }
