@@ -20,6 +20,27 @@ async fn every_exported_schedule_agrees_with_postgres_and_meets_its_expect() {
     assert!(failed.is_empty(), "{}", failed.join("\n"));
 }
 
+/// A file's `expect` is one outcome, so its order must be one whose outcome PostgreSQL decides
+/// alone: where the model names a race, a loaded machine takes the other way now and then.
+#[test]
+fn no_exported_schedule_leaves_its_outcome_to_a_race() {
+    let mut racy = Vec::new();
+    for path in schedule_files() {
+        let text = std::fs::read_to_string(&path).expect("a schedule file");
+        let schedule = shared::schedule::Schedule::parse_json(&text).expect("a valid schedule");
+        let trace = shared::engine::simulate(&schedule).expect("the model runs it");
+        if !trace.races.is_empty() {
+            racy.push(format!("{}: entries {:?}", path.display(), trace.races));
+        }
+    }
+    assert!(
+        racy.is_empty(),
+        "these files' orders leave their outcome to a race between sessions one commit woke; \
+         give each an order without one:\n{}",
+        racy.join("\n")
+    );
+}
+
 #[tokio::test]
 async fn every_builtin_scenario_as_written_runs_alike_on_postgres_and_in_the_simulator() {
     let pool = pool().await;
