@@ -55,6 +55,18 @@ fn writes(op: &Op) -> bool {
     )
 }
 
+/// Whether the model's run of `schedule` breaks a deadlock (or the model cannot run it, when
+/// the executor cannot know either). Only the pace of the run depends on it (`spacing`).
+fn deadlock_foreseen(schedule: &Schedule) -> bool {
+    match shared::engine::simulate(schedule) {
+        Ok(trace) => trace
+            .entries
+            .iter()
+            .any(|e| matches!(&e.result, Some(StepResult::Error { code, .. }) if code == "40P01")),
+        Err(_) => true,
+    }
+}
+
 /// A statement sent and not answered yet.
 struct Pending {
     entry: usize,
@@ -89,6 +101,9 @@ pub(crate) struct Driver<'a> {
     awaiting: Vec<String>,
     /// A deadlock was broken during the current entry.
     deadlock_broken: bool,
+    /// The model foresees a deadlock in this run (or cannot run it): `spacing` holds every
+    /// statement that may wait back after every recent wait.
+    deadlock_foreseen: bool,
 }
 
 impl<'a> Driver<'a> {
@@ -114,6 +129,7 @@ impl<'a> Driver<'a> {
             wait_began: vec![None; n],
             awaiting: vec![String::new(); n],
             deadlock_broken: false,
+            deadlock_foreseen: deadlock_foreseen(schedule),
         }
     }
 
@@ -211,6 +227,7 @@ impl<'a> Driver<'a> {
             pending: &pending,
             began: &self.wait_began,
             touched: &self.touched,
+            deadlock_foreseen: self.deadlock_foreseen,
         };
         let now = Instant::now();
         if let Some(until) = sessions.hold_until(a, op, now) {

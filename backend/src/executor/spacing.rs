@@ -16,6 +16,16 @@
 //! cycle through both). A `commit` or `rollback` starts no wait of its own, but wakes the
 //! sessions waiting for it, which may go on to wait for one another: it counts when it is sent
 //! by an actor that W waits for and another session could take the lock it releases.
+//!
+//! Those rules see only the locks taken so far, and a cycle can form through a lock taken
+//! later: a claim of two seats that waits for the second, sent a moment after another session
+//! began to wait, can be on a cycle with it that only a third session's later wait closes.
+//! The two waits' deadlock checks then run a moment apart, and whether the second finds the
+//! cycle depends on whether the first one's victim has been replaced in it by the session it
+//! woke. So where the model foresees a deadlock in the run (`Trace` has a 40P01), every
+//! statement that may wait or hand a lock on is held back after every recent wait: runs with a
+//! deadlock spend a second on `deadlock_timeout` anyway. The model decides no outcome here,
+//! only the pace: a run that deadlocks where the model foresaw none still differs from it.
 
 use std::collections::BTreeSet;
 use std::time::Duration;
@@ -103,6 +113,8 @@ pub(crate) struct Sessions<'a> {
     pub began: &'a [Option<Instant>],
     /// The seats its transaction (or its statement in flight) may hold or wait for locks on.
     pub touched: &'a [Seats],
+    /// The model foresees a deadlock in the run: every wait may be on its cycle.
+    pub deadlock_foreseen: bool,
 }
 
 impl Sessions<'_> {
@@ -133,7 +145,8 @@ impl Sessions<'_> {
     /// Until when actor `x`'s next statement, `op`, must be held back (`None`: it goes now).
     pub fn hold_until(&self, x: usize, op: &Op, now: Instant) -> Option<Instant> {
         let waits = may_wait(op);
-        let hands_on = matches!(op, Op::Commit | Op::Rollback) && self.may_hand_on(x);
+        let hands_on = matches!(op, Op::Commit | Op::Rollback)
+            && (self.deadlock_foreseen || self.may_hand_on(x));
         if !waits && !hands_on {
             return None;
         }
@@ -146,7 +159,7 @@ impl Sessions<'_> {
             if end <= now {
                 continue;
             }
-            let closes = self.reach(w)[x];
+            let closes = self.deadlock_foreseen || self.reach(w)[x];
             let queues = waits && {
                 // W itself, and every session waiting for W, transitively.
                 let behind = (0..self.pending.len())
@@ -190,6 +203,7 @@ mod tests {
             pending: &[false, true],
             began: &[None, Some(now)],
             touched: &[seats(&["A7"]), seats(&["A7"])],
+            deadlock_foreseen: false,
         };
         assert_eq!(s.hold_until(0, &Op::Commit, now), None);
         assert_eq!(
@@ -218,6 +232,7 @@ mod tests {
             pending: &[false, true, false],
             began: &[None, Some(now), None],
             touched: &[seats(&["A1"]), seats(&["A1", "A2"]), Seats::default()],
+            deadlock_foreseen: false,
         };
         assert_eq!(
             s.hold_until(2, &lock(&["A2"]), now),
@@ -237,7 +252,39 @@ mod tests {
             pending: &[false, true, true],
             began: &[None, Some(now), Some(now)],
             touched: &[seats(&["A7"]), seats(&["A7"]), seats(&["A7"])],
+            deadlock_foreseen: false,
         };
         assert_eq!(s.hold_until(0, &Op::Commit, now), Some(now + WAIT_SPACING));
+    }
+
+    #[test]
+    fn where_the_model_foresees_a_deadlock_every_statement_that_may_wait_is_held_back() {
+        let now = Instant::now();
+        // 1 waits for 0 on A2; 2 is about to claim A1 and A3, which 1 never touched.
+        let mut s = Sessions {
+            blockers: &[vec![], vec![0], vec![]],
+            pending: &[false, true, false],
+            began: &[None, Some(now), None],
+            touched: &[seats(&["A2"]), seats(&["A2"]), Seats::default()],
+            deadlock_foreseen: false,
+        };
+        assert_eq!(s.hold_until(2, &lock(&["A1", "A3"]), now), None);
+        s.deadlock_foreseen = true;
+        assert_eq!(
+            s.hold_until(2, &lock(&["A1", "A3"]), now),
+            Some(now + WAIT_SPACING)
+        );
+        assert_eq!(s.hold_until(0, &Op::Commit, now), Some(now + WAIT_SPACING));
+        // A statement that cannot wait still goes at once.
+        assert_eq!(
+            s.hold_until(
+                2,
+                &Op::Read {
+                    seats: vec!["A1".into()]
+                },
+                now
+            ),
+            None
+        );
     }
 }
