@@ -8,7 +8,8 @@
 //! run too and counted. `RANDOM_SCHEDULES` (default 150 of each kind) and
 //! `RANDOM_SCHEDULES_SEED` run more, or others; `RANDOM_SCHEDULES_SKIP=K` leaves out the first
 //! K of them, so that a long campaign can run in parts (2,500 then 2,500 more: `RANDOM_SCHEDULES=
-//! 5000 RANDOM_SCHEDULES_SKIP=2500`).
+//! 5000 RANDOM_SCHEDULES_SKIP=2500`); `RANDOM_SCHEDULES_WRITE=DIR` writes every file it runs
+//! into DIR, to replay one of them alone.
 
 #[path = "random_schedules/queues.rs"]
 mod queues;
@@ -297,6 +298,25 @@ fn cases(kind: Kind, count: usize, seed: u64) -> Vec<Case> {
     cases
 }
 
+/// With `RANDOM_SCHEDULES_WRITE=DIR`, writes every case's file into DIR, named after the
+/// schedule and the seed (`random-schedule-2970-seed-97.json`, the name a failure prints), so
+/// that a campaign's schedules can be replayed one by one with `backend replay` or `verify`.
+fn write_files(seed: u64, cases: &[Case]) {
+    let Ok(dir) = std::env::var("RANDOM_SCHEDULES_WRITE") else {
+        return;
+    };
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("cannot make {dir}: {e}"));
+    for case in cases {
+        let name = case.file["name"]
+            .as_str()
+            .unwrap_or("schedule")
+            .replace(' ', "-");
+        let path = std::path::Path::new(&dir).join(format!("{name}-seed-{seed}.json"));
+        let text = serde_json::to_string_pretty(&case.file).expect("a JSON value");
+        std::fs::write(&path, text).unwrap_or_else(|e| panic!("cannot write {path:?}: {e}"));
+    }
+}
+
 /// What one case came to: agreed, disagreed where the model named a race, or disagreed.
 enum Verdict {
     Agreed,
@@ -321,6 +341,7 @@ async fn run_all(kind: Kind) {
         .into_iter()
         .skip(skipped())
         .collect();
+    write_files(seed, &cases);
     let results: Vec<(Verdict, Vec<String>)> = stream::iter(cases)
         .map(|case| {
             let pool = pool.clone();
