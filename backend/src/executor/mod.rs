@@ -60,6 +60,10 @@ pub const RUN_TIMEOUT: Duration = Duration::from_secs(30);
 /// machine. The clean-up gets until then too; if it needs longer, it goes on in the background.
 pub const CLOSE_BOUND: Duration = Duration::from_secs(2);
 
+/// How many times a run is tried when the machine was too slow for its deadlock
+/// (`ExecError::TooSlow`): each try starts again from the start, in a schema of its own.
+pub const PACE_TRIES: usize = 3;
+
 /// The first half of the advisory lock key that a run's monitor connection holds, for as long as
 /// the run's schema may exist, on the schema's name (the second half is `hashtext(name)`).
 pub const SCHEMA_LOCK_CLASS: i32 = 0x4c53_6174;
@@ -93,6 +97,14 @@ pub enum ExecError {
     /// The run exceeded its hard bound.
     #[error("the run did not finish within {} s", .0.as_secs())]
     Timeout(Duration),
+    /// The machine ran a schedule whose deadlock the model foresees too slowly for PostgreSQL's
+    /// deadlock checks to come in the model's order (`run::PACE_LIMIT`), on every try.
+    #[error(
+        "the server was too busy to run this schedule's deadlock at the model's pace ({0}), \
+         on {tries} tries: try again when it is less busy",
+        tries = PACE_TRIES
+    )]
+    TooSlow(String),
     /// PostgreSQL answered something the executor cannot read (a bug, not bad input).
     #[error("unexpected answer from PostgreSQL: {0}")]
     Unexpected(String),
@@ -211,7 +223,9 @@ impl<T> Drop for AbortOnDrop<T> {
 }
 
 /// The run itself: set-up and entries within `limit`, its answer sent as soon as it is known,
-/// then the clean-up (bounded by `session`'s own limits).
+/// then the clean-up (bounded by `session`'s own limits). A try that the machine ran too slowly
+/// for the deadlock the model foresees (`ExecError::TooSlow`) is thrown away with its schema,
+/// and the run starts again, up to `PACE_TRIES` times, within the same `limit`.
 async fn run_within(
     pool: PgPool,
     schedule: Schedule,
@@ -220,41 +234,53 @@ async fn run_within(
 ) {
     let start = Instant::now();
     let deadline = start + limit;
-    // Set-up counts against the bound too: a run that cannot even start must not hang its
-    // caller (the half-open session cleans itself up when dropped).
-    let (mut session, completions) = match open(&pool, &schedule, deadline).await {
-        Ok(opened) => opened,
-        Err(e) => {
-            let _ = answer.send(Err(match e {
-                OpenError::Timeout => ExecError::Timeout(limit),
-                OpenError::Failed(e) => e,
-            }));
-            return;
+    let mut tries = 0;
+    loop {
+        tries += 1;
+        // Set-up counts against the bound too: a run that cannot even start must not hang its
+        // caller (the half-open session cleans itself up when dropped).
+        let (mut session, completions) = match open(&pool, &schedule, deadline).await {
+            Ok(opened) => opened,
+            Err(e) => {
+                let _ = answer.send(Err(match e {
+                    OpenError::Timeout => ExecError::Timeout(limit),
+                    OpenError::Failed(e) => e,
+                }));
+                return;
+            }
+        };
+        let opened = start.elapsed();
+        let ready = session.shelved;
+        let result = match tokio::time::timeout_at(
+            deadline,
+            run::Driver::new(&schedule, &mut session, completions).run(),
+        )
+        .await
+        {
+            Ok(Ok((trace, mut spent))) => {
+                spent.setup = opened;
+                spent.ready = u64::from(ready);
+                phases::ran(&spent);
+                Ok(trace)
+            }
+            Ok(Err(e)) => Err(e),
+            Err(_) => Err(ExecError::Timeout(limit)),
+        };
+        if let Err(ExecError::TooSlow(why)) = &result {
+            if tries < PACE_TRIES {
+                tracing::info!(why = %why, tries, "a run was too slow for its deadlock; trying again");
+                session.close(false).await;
+                continue;
+            }
         }
-    };
-    let opened = start.elapsed();
-    let ready = session.shelved;
-    let result = match tokio::time::timeout_at(
-        deadline,
-        run::Driver::new(&schedule, &mut session, completions).run(),
-    )
-    .await
-    {
-        Ok(Ok((trace, mut spent))) => {
-            spent.setup = opened;
-            spent.ready = u64::from(ready);
-            phases::ran(&spent);
-            Ok(trace)
-        }
-        Ok(Err(e)) => Err(e),
-        Err(_) => Err(ExecError::Timeout(limit)),
-    };
-    // A run that ended normally leaves its schema fit for the next one, once emptied; but not
-    // one with a SERIALIZABLE transaction (`session::fresh_only`).
-    let keep =
-        matches!(&result, Ok(_) | Err(ExecError::Schedule(_))) && !session::fresh_only(&schedule);
-    let _ = answer.send(result);
-    session.close(keep).await;
+        // A run that ended normally leaves its schema fit for the next one, once emptied; but
+        // not one with a SERIALIZABLE transaction (`session::fresh_only`).
+        let keep = matches!(&result, Ok(_) | Err(ExecError::Schedule(_)))
+            && !session::fresh_only(&schedule);
+        let _ = answer.send(result);
+        session.close(keep).await;
+        return;
+    }
 }
 
 enum OpenError {

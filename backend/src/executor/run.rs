@@ -56,7 +56,8 @@ fn writes(op: &Op) -> bool {
 }
 
 /// Whether the model's run of `schedule` breaks a deadlock (or the model cannot run it, when
-/// the executor cannot know either). Only the pace of the run depends on it (`spacing`).
+/// the executor cannot know either). Only the pace of the run depends on it (`spacing`), never
+/// what is compared.
 fn deadlock_foreseen(schedule: &Schedule) -> bool {
     match shared::engine::simulate(schedule) {
         Ok(trace) => trace
@@ -102,8 +103,19 @@ pub(crate) struct Driver<'a> {
     /// A deadlock was broken during the current entry.
     deadlock_broken: bool,
     /// The model foresees a deadlock in this run (or cannot run it): `spacing` holds every
-    /// statement that may wait back after every recent wait.
+    /// statement that may wait back after every recent wait, and the pace is watched.
     deadlock_foreseen: bool,
+    /// Per actor: its current wait has had its deadlock check (the executor waited it out).
+    checked: Vec<bool>,
+    /// Per actor: a moment its current wait surely began after (the monitor's last question
+    /// before it was seen, or the statement's sending), hence its deadlock check a second after.
+    wait_floor: Vec<Option<Instant>>,
+    /// Per actor: when its statement in flight was sent.
+    sent_at: Vec<Option<Instant>>,
+    /// When the monitor last asked which sessions are blocked.
+    last_asked: Option<Instant>,
+    /// A wait began when another had lasted past `PACE_LIMIT` unchecked: what happened.
+    pace_lost: Option<String>,
 }
 
 impl<'a> Driver<'a> {
@@ -130,6 +142,11 @@ impl<'a> Driver<'a> {
             awaiting: vec![String::new(); n],
             deadlock_broken: false,
             deadlock_foreseen: deadlock_foreseen(schedule),
+            checked: vec![false; n],
+            wait_floor: vec![None; n],
+            sent_at: vec![None; n],
+            last_asked: None,
+            pace_lost: None,
         }
     }
 
@@ -266,6 +283,7 @@ impl<'a> Driver<'a> {
         self.space(a, op).await;
         self.touched[a].add(&spacing::locked_by(op));
         self.clients.sent(self.schedule, a, k);
+        self.sent_at[a] = Some(Instant::now());
         self.pending[a] = Some(Pending {
             entry: k,
             op_index,
@@ -287,6 +305,9 @@ impl<'a> Driver<'a> {
         }
         if self.pending[a].is_some() {
             self.entries[k].waited_for = self.names(&self.blockers[a]);
+        }
+        if let Some(what) = self.pace_lost.take() {
+            return Err(ExecError::TooSlow(what));
         }
         Ok(self.committed)
     }
@@ -320,12 +341,16 @@ impl<'a> Driver<'a> {
             let asked = Instant::now();
             let states = monitor::blocking(self.session.monitor(), &pids, &self.pids).await?;
             self.spent.blocking_checks += asked.elapsed();
+            let seen = Instant::now();
             let mut all_blocked = true;
+            let mut blocked = vec![false; self.pending.len()];
+            let mut began = Vec::new();
             for state in states {
                 let Some(a) = self.actor_of(state.pid) else {
                     continue;
                 };
                 all_blocked &= state.blocked;
+                blocked[a] = state.blocked;
                 let mut by: Vec<usize> = state
                     .by
                     .iter()
@@ -337,10 +362,17 @@ impl<'a> Driver<'a> {
                     // Blocked anew, or woken and waiting again (on someone else, or for another
                     // lock: a tuple lock handed on, then the new holder's end): a new wait, with
                     // a deadlock check of its own `deadlock_timeout` from now.
-                    self.wait_began[a] = Some(Instant::now());
+                    self.wait_began[a] = Some(seen);
+                    self.wait_floor[a] = self.last_asked.max(self.sent_at[a]);
+                    self.checked[a] = false;
+                    began.push(a);
                 }
                 self.blockers[a] = by;
                 self.awaiting[a] = state.awaiting;
+            }
+            self.last_asked = Some(asked);
+            for a in began {
+                self.watch_pace(a, seen, &blocked);
             }
             if all_blocked && !self.has_cycle(&waiting) {
                 return Ok(());
@@ -371,6 +403,9 @@ impl<'a> Driver<'a> {
             let now = Instant::now();
             tokio::time::sleep_until(last + timeout + CHECK_MARGIN).await;
             self.spent.held_back += now.elapsed();
+            for w in 0..self.pending.len() {
+                self.checked[w] |= self.pending[w].is_some() && self.wait_floor[w].is_some();
+            }
             self.quiesce(k).await?;
         }
         Ok(())
@@ -429,6 +464,9 @@ impl<'a> Driver<'a> {
         self.blockers[a].clear();
         self.awaiting[a].clear();
         self.wait_began[a] = None;
+        self.checked[a] = false;
+        self.wait_floor[a] = None;
+        self.sent_at[a] = None;
         // Its locks go when its transaction ends (an aborted one's, conservatively, only then).
         if matches!(op, Op::Commit | Op::Rollback) || p.autocommit {
             self.touched[a].clear();
@@ -440,6 +478,28 @@ impl<'a> Driver<'a> {
         entry.completed_after = Some(k);
         entry.seen = seen;
         Ok(())
+    }
+
+    /// Notes, where the model foresees a deadlock, a wait of actor `a` that began (was seen at
+    /// `now`) after one of the others still `blocked` may have had its deadlock check
+    /// (`spacing::outlasted`) unbeknown to the model.
+    fn watch_pace(&mut self, a: usize, now: Instant, blocked: &[bool]) {
+        if !self.deadlock_foreseen || self.pace_lost.is_some() {
+            return;
+        }
+        if let Some((w, lasted)) =
+            spacing::outlasted(a, now, blocked, &self.wait_floor, &self.checked)
+        {
+            let names = self.schedule.actors();
+            self.pace_lost = Some(format!(
+                "{} began to wait when {}'s wait may have lasted {} ms, and PostgreSQL checks a \
+                 wait for a deadlock once, {} ms after it began",
+                names[a].name,
+                names[w].name,
+                lasted.as_millis(),
+                shared::sql::DEADLOCK_TIMEOUT_MS
+            ));
+        }
     }
 
     /// Whether the waiting actors' blockers form a cycle (a deadlock not yet broken).

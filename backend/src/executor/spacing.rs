@@ -39,6 +39,35 @@ use tokio::time::Instant;
 /// another before that could happen.
 pub(crate) const WAIT_SPACING: Duration = Duration::from_millis(50);
 
+/// How long a wait may have lasted, unchecked, when another begins, in a run where the model
+/// foresees a deadlock. The model lets every wait's deadlock check run after the statements
+/// sent meanwhile have done what they do; a wait that began `deadlock_timeout` (1 s) before
+/// another may have had its only check before a cycle through both closed, and then another
+/// session is the victim. A loaded machine (a statement planned slowly while other processes'
+/// DDL makes every session reload its catalog caches) can be that slow; the run is then tried
+/// again (`ExecError::TooSlow`). Measured from a moment the wait surely began after to when
+/// the other was seen to begin (surely after it did): shorter, and the other surely began
+/// before the check. The spacing of waits (`WAIT_SPACING`) is the margin of a run that keeps
+/// the model's pace.
+pub(crate) const PACE_LIMIT: Duration = Duration::from_millis(shared::sql::DEADLOCK_TIMEOUT_MS);
+
+/// The wait (its actor, how long it may have lasted) of those still `blocked` that may have
+/// lasted `PACE_LIMIT` or more without its deadlock check waited out (`checked`) when actor
+/// `a`'s wait was seen to begin at `now`. `floor`: per actor, a moment its wait surely began
+/// after.
+pub(crate) fn outlasted(
+    a: usize,
+    now: Instant,
+    blocked: &[bool],
+    floor: &[Option<Instant>],
+    checked: &[bool],
+) -> Option<(usize, Duration)> {
+    (0..blocked.len())
+        .filter(|&w| w != a && blocked[w] && !checked[w])
+        .filter_map(|w| Some((w, now.duration_since(floor[w]?))))
+        .find(|&(_, lasted)| lasted >= PACE_LIMIT)
+}
+
 /// The seats a statement, or a transaction so far, may hold or wait for locks on.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Seats {
@@ -284,6 +313,39 @@ mod tests {
                 },
                 now
             ),
+            None
+        );
+    }
+
+    #[test]
+    fn a_wait_that_begins_after_another_outlasted_the_pace_limit_unchecked_is_named() {
+        let t = Instant::now();
+        let pending = [true, true, true];
+        let began = [Some(t), Some(t + Duration::from_millis(100)), None];
+        let now = t + PACE_LIMIT;
+        // 2 begins to wait: 0's wait has lasted the limit, 1's not yet.
+        assert_eq!(
+            outlasted(2, now, &pending, &began, &[false; 3]),
+            Some((0, PACE_LIMIT))
+        );
+        // Once 0's check was waited out, or before the limit, nothing is named.
+        assert_eq!(
+            outlasted(2, now, &pending, &began, &[true, false, false]),
+            None
+        );
+        assert_eq!(
+            outlasted(
+                2,
+                now - Duration::from_millis(1),
+                &pending,
+                &began,
+                &[false; 3]
+            ),
+            None
+        );
+        // A wait that is over (not blocked any more) counts for nothing.
+        assert_eq!(
+            outlasted(2, now, &[false, true, true], &began, &[false; 3]),
             None
         );
     }

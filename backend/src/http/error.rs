@@ -55,6 +55,9 @@ pub enum ApiError {
     DatabaseDown(sqlx::Error),
     #[error("a run did not finish in time: {0}")]
     RunTimeout(ExecError),
+    /// The machine was too slow for the deadlock of the schedule, on every try.
+    #[error("{0}")]
+    TooBusy(ExecError),
     /// The database was restarted (or is restarting) and did not take the run.
     #[error("the database was restarted: {0}")]
     DatabaseRestarted(ExecError),
@@ -98,6 +101,7 @@ impl From<ExecError> for ApiError {
             ExecError::Restarted(_) => ApiError::DatabaseRestarted(e),
             ExecError::ConnectionLost(_) => ApiError::ConnectionLost(e),
             ExecError::Timeout(_) => ApiError::RunTimeout(e),
+            ExecError::TooSlow(_) => ApiError::TooBusy(e),
             e => ApiError::Internal(e.to_string()),
         }
     }
@@ -169,6 +173,7 @@ impl IntoResponse for ApiError {
                 None,
                 "the database is unavailable or overloaded: check that PostgreSQL is running and DATABASE_URL points at it, then try again".to_string(),
             ),
+            ApiError::TooBusy(e) => (StatusCode::SERVICE_UNAVAILABLE, None, e.to_string()),
             ApiError::RunTimeout(_) => (
                 StatusCode::SERVICE_UNAVAILABLE,
                 None,
