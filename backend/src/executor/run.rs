@@ -481,14 +481,18 @@ impl<'a> Driver<'a> {
     }
 
     /// Notes, where the model foresees a deadlock, a wait of actor `a` that began (was seen at
-    /// `now`) after one of the others still `blocked` may have had its deadlock check
-    /// (`spacing::outlasted`) unbeknown to the model.
+    /// `now`) and closed a cycle through a wait, still `blocked`, that may have had its
+    /// deadlock check (`spacing::outlasted`) unbeknown to the model, which would let that wait
+    /// find the cycle. A cycle closes when one of its waits begins, so every such cycle is seen.
     fn watch_pace(&mut self, a: usize, now: Instant, blocked: &[bool]) {
         if !self.deadlock_foreseen || self.pace_lost.is_some() {
             return;
         }
+        let on_cycle: Vec<bool> = (0..blocked.len())
+            .map(|w| blocked[w] && self.reaches(a, w) && self.reaches(w, a))
+            .collect();
         if let Some((w, lasted)) =
-            spacing::outlasted(a, now, blocked, &self.wait_floor, &self.checked)
+            spacing::outlasted(a, now, &on_cycle, &self.wait_floor, &self.checked)
         {
             let names = self.schedule.actors();
             self.pace_lost = Some(format!(
@@ -500,6 +504,24 @@ impl<'a> Driver<'a> {
                 shared::sql::DEADLOCK_TIMEOUT_MS
             ));
         }
+    }
+
+    /// Whether `to` can be reached from `from` along the blockers (`from` waits for it,
+    /// transitively).
+    fn reaches(&self, from: usize, to: usize) -> bool {
+        let mut seen = vec![false; self.blockers.len()];
+        let mut stack = vec![from];
+        while let Some(x) = stack.pop() {
+            for &b in &self.blockers[x] {
+                if b == to {
+                    return true;
+                }
+                if !std::mem::replace(&mut seen[b], true) {
+                    stack.push(b);
+                }
+            }
+        }
+        false
     }
 
     /// Whether the waiting actors' blockers form a cycle (a deadlock not yet broken).

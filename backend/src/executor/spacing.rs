@@ -51,19 +51,19 @@ pub(crate) const WAIT_SPACING: Duration = Duration::from_millis(50);
 /// the model's pace.
 pub(crate) const PACE_LIMIT: Duration = Duration::from_millis(shared::sql::DEADLOCK_TIMEOUT_MS);
 
-/// The wait (its actor, how long it may have lasted) of those still `blocked` that may have
-/// lasted `PACE_LIMIT` or more without its deadlock check waited out (`checked`) when actor
-/// `a`'s wait was seen to begin at `now`. `floor`: per actor, a moment its wait surely began
-/// after.
+/// The wait (its actor, how long it may have lasted) of those `on_cycle` (blocked, on a cycle
+/// that actor `a`'s wait, seen to begin at `now`, closed) that may have lasted `PACE_LIMIT` or
+/// more without its deadlock check waited out (`checked`). `floor`: per actor, a moment its
+/// wait surely began after.
 pub(crate) fn outlasted(
     a: usize,
     now: Instant,
-    blocked: &[bool],
+    on_cycle: &[bool],
     floor: &[Option<Instant>],
     checked: &[bool],
 ) -> Option<(usize, Duration)> {
-    (0..blocked.len())
-        .filter(|&w| w != a && blocked[w] && !checked[w])
+    (0..on_cycle.len())
+        .filter(|&w| w != a && on_cycle[w] && !checked[w])
         .filter_map(|w| Some((w, now.duration_since(floor[w]?))))
         .find(|&(_, lasted)| lasted >= PACE_LIMIT)
 }
@@ -343,7 +343,7 @@ mod tests {
             ),
             None
         );
-        // A wait that is over (not blocked any more) counts for nothing.
+        // A wait that is over, or on no cycle with it, counts for nothing.
         assert_eq!(
             outlasted(2, now, &[false, true, true], &began, &[false; 3]),
             None
