@@ -103,7 +103,7 @@ impl IntoResponse for RoomError {
             RoomError::Database(e) if crate::db::Fault::of(e).is_some() => (
                 StatusCode::SERVICE_UNAVAILABLE,
                 None,
-                "the database is busy, unavailable or was restarted: reconnecting; try again in a moment"
+                "the database is restarting or out of reach: the server is reconnecting; try again in a moment"
                     .to_string(),
             ),
             RoomError::Database(_) | RoomError::Internal(_) => (

@@ -9,14 +9,15 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use serde::Serialize;
 use shared::client::{Action, Clients};
 use shared::outcome::{Answer, SeenRow, StepResult};
-use shared::schedule::{op_value, Condition, Op, MAX_OPS_PER_ACTOR};
+use shared::schedule::{Condition, Op, MAX_OPS_PER_ACTOR};
 use shared::{defences, sql};
 use sqlx::pool::PoolConnection;
 use sqlx::Postgres;
 
 use super::exec::{self, ExecFault};
+use super::record::{self, Settlement};
 use super::schedule::one_actor;
-use super::store::{self, Participant, Room};
+use super::store::{Participant, Room};
 use super::{redis, RoomError, Rooms};
 
 /// What a participant asks for.
@@ -65,7 +66,7 @@ type Recorded = (
 );
 
 /// An operation still to do, with its condition.
-type Planned = (Op, Condition);
+pub type Planned = (Op, Condition);
 
 /// Carries out `kind` for `who` in `room` (whose round must be racing).
 pub async fn act(
@@ -96,21 +97,48 @@ pub async fn act(
         ));
     };
     let pending: Vec<Planned> = pending.0.iter().filter_map(decode_op).collect();
-    let outcome = run(rooms, room, who, &kind, pending.clone()).await;
-    let left = match &outcome {
-        Ok((_, left)) => left.clone(),
-        // A request that failed leaves the last hold's payment as it was.
-        Err(_) => pending,
+    let (settlement, outcome) = match run(rooms, room, who, &kind, pending.clone()).await {
+        Ok(ran) => {
+            let left = if ran.fault.is_some() {
+                // A request that failed leaves the last hold's payment as it was.
+                pending
+            } else if ran.holding {
+                ran.left
+            } else {
+                vec![]
+            };
+            let message = message(room, &kind, ran.holding, &ran.done);
+            let outcome = match ran.fault {
+                Some(e) => Err(e),
+                None => Ok(Reply {
+                    holding: ran.holding,
+                    message,
+                    steps: ran.done.clone(),
+                }),
+            };
+            let settlement = Settlement {
+                done: ran.done,
+                kind,
+                holding: ran.holding,
+                left,
+            };
+            (settlement, outcome)
+        }
+        Err(e) => {
+            let settlement = Settlement {
+                done: vec![],
+                kind: Kind::Tap(vec![]),
+                holding: false,
+                left: pending,
+            };
+            (settlement, Err(e))
+        }
     };
-    let left: Vec<serde_json::Value> = left.iter().map(|(op, c)| op_value(op, *c)).collect();
-    sqlx::query("update lastseat_rooms.participants set busy_until = null, pending = $3 where room = $1 and n = $2")
-        .bind(&room.code)
-        .bind(who.n)
-        .bind(sqlx::types::Json(left))
-        .execute(pool)
-        .await?;
-    store::notify(pool, &room.code).await;
-    outcome.map(|(reply, _)| reply)
+    // The phone's answer waits for the record of what ran; a request that ran nothing does
+    // not keep its phone waiting for a restarting database.
+    let ran_something = !settlement.done.is_empty();
+    record::settle(pool, room, who, settlement, ran_something).await?;
+    outcome
 }
 
 /// An op as recorded (`op_value`: the op with its `"if"`).
@@ -172,13 +200,22 @@ fn plan(
     })
 }
 
+/// What a request carried out: every operation, whether the phone now holds its seats, the
+/// payment left for later, and the fault that cut it short, if one did.
+struct Ran {
+    done: Vec<Done>,
+    holding: bool,
+    left: Vec<Planned>,
+    fault: Option<RoomError>,
+}
+
 async fn run(
     rooms: &Rooms,
     room: &Room,
     who: &Participant,
     kind: &Kind,
     pending: Vec<Planned>,
-) -> Result<(Reply, Vec<Planned>), RoomError> {
+) -> Result<Ran, RoomError> {
     let pool = rooms.pool();
     let history: Vec<Recorded> = sqlx::query_as(
         "select op, result, seen, clock from lastseat_rooms.requests
@@ -359,21 +396,12 @@ async fn run(
             c.detach();
         }
     }
-    record(pool, room, who, &done).await?;
-    let holding = clients.actors[0].holding;
-    tell(pool, room, who, kind, holding, &done).await?;
-    if let Some(e) = fault {
-        return Err(e);
-    }
-    let message = message(room, kind, holding, &done);
-    Ok((
-        Reply {
-            holding,
-            message,
-            steps: done,
-        },
-        if holding { left } else { vec![] },
-    ))
+    Ok(Ran {
+        holding: clients.actors[0].holding,
+        done,
+        left,
+        fault,
+    })
 }
 
 /// The round's clock now: whole seconds since its race opened, on this machine's clock (the
@@ -404,103 +432,6 @@ async fn wait_for_clock(pool: &sqlx::PgPool, code: &str, target: i64) -> Result<
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-}
-
-/// Records every operation carried out, in one statement.
-async fn record(
-    pool: &sqlx::PgPool,
-    room: &Room,
-    who: &Participant,
-    done: &[Done],
-) -> Result<(), RoomError> {
-    if done.is_empty() {
-        return Ok(());
-    }
-    let ms = |t: SystemTime| {
-        t.duration_since(UNIX_EPOCH)
-            .map_or(0.0, |d| d.as_secs_f64())
-    };
-    let json = |v: serde_json::Value| v.to_string();
-    sqlx::query(
-        "insert into lastseat_rooms.requests (room, round, actor, op_index, op, sql, result, seen, clock, sent_at, answered_at)
-         select $1, $2, $3, i, op::jsonb, sql, result::jsonb, seen::jsonb, clock, to_timestamp(sent), to_timestamp(sent) + took * interval '1 millisecond'
-           from unnest($4::int[], $5::text[], $6::text[], $7::text[], $8::text[], $9::bigint[], $10::float8[], $11::float8[])
-             as t(i, op, sql, result, seen, clock, sent, took)",
-    )
-    .bind(&room.code)
-    .bind(room.round)
-    .bind(&who.actor)
-    .bind(done.iter().map(|d| d.op_index as i32).collect::<Vec<_>>())
-    .bind(done.iter().map(|d| json(op_value(&d.op, d.condition))).collect::<Vec<_>>())
-    .bind(done.iter().map(|d| d.sent.clone()).collect::<Vec<_>>())
-    .bind(done.iter().map(|d| json(serde_json::to_value(&d.result).unwrap_or_default())).collect::<Vec<_>>())
-    .bind(done.iter().map(|d| json(serde_json::to_value(&d.seen).unwrap_or_default())).collect::<Vec<_>>())
-    .bind(done.iter().map(|d| d.clock).collect::<Vec<_>>())
-    .bind(done.iter().map(|d| ms(d.sent_at)).collect::<Vec<_>>())
-    .bind(done.iter().map(|d| d.took_ms).collect::<Vec<_>>())
-    .execute(pool)
-    .await?;
-    Ok(())
-}
-
-/// Updates what the participant's phone was told it has.
-async fn tell(
-    pool: &sqlx::PgPool,
-    room: &Room,
-    who: &Participant,
-    kind: &Kind,
-    holding: bool,
-    done: &[Done],
-) -> Result<(), RoomError> {
-    let forget = "delete from lastseat_rooms.told where room = $1 and round = $2 and n = $3";
-    let q = |sql: &'static str| {
-        sqlx::query(sql)
-            .bind(&room.code)
-            .bind(room.round)
-            .bind(who.n)
-    };
-    match (kind, holding) {
-        (Kind::Tap(seats), true) => {
-            let took = done.iter().rev().find(|d| {
-                matches!(
-                    d.op,
-                    Op::Write { .. }
-                        | Op::Claim { .. }
-                        | Op::Book { .. }
-                        | Op::Hold { .. }
-                        | Op::RedisHold { .. }
-                )
-            });
-            let booked = matches!(
-                took.map(|d| &d.op),
-                Some(Op::Book { .. })
-                    | Some(Op::Write {
-                        status: shared::schedule::SeatStatus::Booked,
-                        ..
-                    })
-            );
-            let until =
-                (!booked).then(|| took.map_or(0, |d| d.clock) + room.settings.hold_seconds as i64);
-            q("insert into lastseat_rooms.told (room, round, n, seat, booked, until)
-               select $1, $2, $3, s, $5, $6 from unnest($4::text[]) as s
-               on conflict (room, round, n, seat) do update set booked = excluded.booked, until = excluded.until")
-                .bind(seats)
-                .bind(booked)
-                .bind(until)
-                .execute(pool)
-                .await?;
-        }
-        (Kind::Pay, true) => {
-            q("update lastseat_rooms.told set booked = true, until = null where room = $1 and round = $2 and n = $3")
-                .execute(pool)
-                .await?;
-        }
-        (Kind::Tap(_), false) => {}
-        (_, false) | (Kind::Cancel, true) => {
-            q(forget).execute(pool).await?;
-        }
-    }
-    Ok(())
 }
 
 /// What the phone says, in words.

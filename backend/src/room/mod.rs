@@ -16,6 +16,7 @@ pub mod booking;
 pub mod bots;
 pub mod exec;
 pub mod live;
+pub mod record;
 pub mod redis;
 pub mod rounds;
 pub mod schedule;
