@@ -90,6 +90,7 @@ async fn a_restart_mid_round_loses_no_booking_answers_503_and_the_stream_reconne
         api.join(&code, "Bo").await,
         api.join(&code, "Cy").await,
     );
+    let dee = api.join(&code, "Dee").await;
     let mut tappers = Vec::new();
     for i in 0..TAPPERS {
         tappers.push(api.join(&code, &format!("Tapper {i}")).await);
@@ -248,4 +249,16 @@ async fn a_restart_mid_round_loses_no_booking_answers_503_and_the_stream_reconne
         );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
+
+    // And a quick restart (`pg_ctl restart -m fast`) with a tap in flight: answered, or a
+    // 503 and then answered; never a 500.
+    let restarting = {
+        let cluster = cluster.clone();
+        tokio::task::spawn_blocking(move || cluster.restart())
+    };
+    let body = tap_until_answered(&api, &code, &dee, &["A5"]).await;
+    restarting.await.expect("the restart");
+    assert_eq!(body["holding"], true, "{body}");
+    let body = tap_until_answered(&api, &code, &dee, &["A6"]).await;
+    assert_eq!(body["holding"], true, "{body}");
 }
