@@ -14,6 +14,7 @@
 pub mod attempt;
 pub mod booking;
 pub mod bots;
+pub mod clock;
 pub mod exec;
 pub mod live;
 pub mod record;

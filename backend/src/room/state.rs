@@ -49,7 +49,7 @@ pub async fn build(rooms: &Rooms, code: &str) -> Result<Value, RoomError> {
         .bots_running
         .load(std::sync::atomic::Ordering::SeqCst);
     let room = store::load(pool, code).await?;
-    let clock = super::attempt::clock_now(&room);
+    let clock = super::clock::clock_now(&room);
     let mut seats: Vec<Value> = Vec::new();
     let (mut sold, mut never_released, mut refunds) = (0, 0, 0);
     if room.round > 0 {
