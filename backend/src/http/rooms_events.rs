@@ -20,7 +20,7 @@ use crate::room::{state, store};
 pub async fn events(
     State(app): State<AppState>,
     Path(raw): Path<String>,
-) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, super::rooms::Refused> {
+) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, super::rooms_io::Refused> {
     app.readiness
         .check()
         .map_err(|r| super::ApiError::NotReady(r).into_response())?;
