@@ -192,11 +192,12 @@ async fn act(
     if let Some(token) = token {
         api.limit(token)?;
     }
-    let pool = api.rooms.pool();
-    let who = store::participant(pool, &code, token).await?;
-    let room = store::load(pool, &code).await?;
-    let kind = kind(&room)?;
-    let reply = attempt::act(&api.rooms, &room, &who, kind).await?;
+    let token = token.ok_or_else(|| {
+        RoomError::Unauthorized(
+            "join the room first: send your token as Authorization: Bearer".into(),
+        )
+    })?;
+    let reply = attempt::act_by_token(&api.rooms, &code, token, kind).await?;
     ok(serde_json::to_value(reply).unwrap_or_default())
 }
 

@@ -5,6 +5,7 @@
 //! exactly as the simulator decides it, and every statement is `shared::sql`'s. Everything is
 //! recorded (`record.rs`); the phone's words are `words.rs`'s.
 
+mod begin;
 mod run;
 mod words;
 
@@ -59,13 +60,67 @@ pub struct Reply {
 /// An operation still to do, with its condition.
 pub type Planned = (Op, Condition);
 
-/// Carries out `kind` for `who` in `room` (whose round must be racing).
+/// Carries out the request of the participant whose token is `token` in room `code`: `kind`
+/// says what it is, from the room (it may refuse, with a message naming the field).
+pub async fn act_by_token(
+    rooms: &Rooms,
+    code: &str,
+    token: &str,
+    kind: impl FnOnce(&Room) -> Result<Kind, RoomError>,
+) -> Result<Reply, RoomError> {
+    let begun = begin::by_token(rooms.pool(), code, token).await?;
+    let kind = match kind(&begun.room) {
+        Ok(kind) => kind,
+        Err(e) => {
+            if let Some(pending) = begun.pending {
+                // The lease was taken: give it back as it was.
+                let untouched = Settlement {
+                    done: vec![],
+                    kind: Kind::Tap(vec![]),
+                    holding: false,
+                    left: pending,
+                };
+                record::settle(rooms.pool(), &begun.room, &begun.who, untouched, false).await?;
+            }
+            return Err(e);
+        }
+    };
+    proceed(rooms, begun, kind).await
+}
+
+/// Carries out `kind` for `who` in `room` (a bot's request).
 pub async fn act(
     rooms: &Rooms,
     room: &Room,
     who: &Participant,
     kind: Kind,
 ) -> Result<Reply, RoomError> {
+    let mut begun = begin::by_number(rooms.pool(), &room.code, who.n).await?;
+    // A bot races in the round it was released into.
+    if begun.room.round != room.round {
+        if let Some(pending) = begun.pending.take() {
+            let untouched = Settlement {
+                done: vec![],
+                kind: Kind::Tap(vec![]),
+                holding: false,
+                left: pending,
+            };
+            record::settle(rooms.pool(), &begun.room, &begun.who, untouched, false).await?;
+        }
+        return Err(RoomError::Conflict(
+            "this round is over: wait for the next one".into(),
+        ));
+    }
+    proceed(rooms, begun, kind).await
+}
+
+async fn proceed(rooms: &Rooms, begun: begin::Begun, kind: Kind) -> Result<Reply, RoomError> {
+    let begin::Begun {
+        room,
+        who,
+        pending,
+        history,
+    } = begun;
     if !room.racing() {
         return Err(RoomError::Conflict(match room.phase.as_str() {
             "race" => "the countdown is still running: tap when it reaches zero".to_string(),
@@ -74,57 +129,50 @@ pub async fn act(
         }));
     }
     let pool = rooms.pool();
-    let pending: Option<sqlx::types::Json<Vec<serde_json::Value>>> = sqlx::query_scalar(
-        "update lastseat_rooms.participants set busy_until = now() + interval '60 seconds'
-          where room = $1 and n = $2 and (busy_until is null or busy_until < now()) returning pending",
-    )
-    .bind(&room.code)
-    .bind(who.n)
-    .fetch_optional(pool)
-    .await?;
     let Some(pending) = pending else {
         return Err(RoomError::Conflict(
             "your last request is still being answered: wait for it".into(),
         ));
     };
-    let pending: Vec<Planned> = pending.0.iter().filter_map(decode_op).collect();
-    let (settlement, outcome) = match run::run(rooms, room, who, &kind, pending.clone()).await {
-        Ok(ran) => {
-            let left = if ran.fault.is_some() {
-                // A request that failed leaves the last hold's payment as it was.
-                pending
-            } else if ran.holding {
-                ran.left
-            } else {
-                vec![]
-            };
-            let message = words::message(room, &kind, ran.holding, &ran.done);
-            let outcome = match ran.fault {
-                Some(e) => Err(e),
-                None => Ok(Reply {
+    let (room, who) = (&room, &who);
+    let (settlement, outcome) =
+        match run::run(rooms, room, who, &kind, pending.clone(), history).await {
+            Ok(ran) => {
+                let left = if ran.fault.is_some() {
+                    // A request that failed leaves the last hold's payment as it was.
+                    pending
+                } else if ran.holding {
+                    ran.left
+                } else {
+                    vec![]
+                };
+                let message = words::message(room, &kind, ran.holding, &ran.done);
+                let outcome = match ran.fault {
+                    Some(e) => Err(e),
+                    None => Ok(Reply {
+                        holding: ran.holding,
+                        message,
+                        steps: ran.done.clone(),
+                    }),
+                };
+                let settlement = Settlement {
+                    done: ran.done,
+                    kind,
                     holding: ran.holding,
-                    message,
-                    steps: ran.done.clone(),
-                }),
-            };
-            let settlement = Settlement {
-                done: ran.done,
-                kind,
-                holding: ran.holding,
-                left,
-            };
-            (settlement, outcome)
-        }
-        Err(e) => {
-            let settlement = Settlement {
-                done: vec![],
-                kind: Kind::Tap(vec![]),
-                holding: false,
-                left: pending,
-            };
-            (settlement, Err(e))
-        }
-    };
+                    left,
+                };
+                (settlement, outcome)
+            }
+            Err(e) => {
+                let settlement = Settlement {
+                    done: vec![],
+                    kind: Kind::Tap(vec![]),
+                    holding: false,
+                    left: pending,
+                };
+                (settlement, Err(e))
+            }
+        };
     // The phone's answer waits for the record of what ran; a request that ran nothing does
     // not keep its phone waiting for a restarting database.
     let ran_something = !settlement.done.is_empty();

@@ -6,26 +6,19 @@
 use std::time::{Duration, Instant, SystemTime};
 
 use shared::client::{Action, Clients};
-use shared::outcome::{Answer, SeenRow, StepResult};
+use shared::outcome::{Answer, StepResult};
 use shared::schedule::{Op, MAX_OPS_PER_ACTOR};
 use shared::sql;
 use sqlx::pool::PoolConnection;
 use sqlx::Postgres;
 
+use super::begin::Recorded;
 use super::{decode_op, plan, Done, Kind, Planned};
 use crate::room::clock::{clock_now, wait_for_clock};
 use crate::room::exec::{self, ExecFault};
 use crate::room::schedule::one_actor;
 use crate::room::store::{Participant, Room};
 use crate::room::{redis, RoomError, Rooms};
-
-/// An operation as recorded: the op with its `"if"`, its result, the rows it saw, the clock.
-type Recorded = (
-    sqlx::types::Json<serde_json::Value>,
-    sqlx::types::Json<StepResult>,
-    sqlx::types::Json<Vec<SeenRow>>,
-    i64,
-);
 
 /// What a request carried out: every operation, whether the phone now holds its seats, the
 /// payment left for later, and the fault that cut it short, if one did.
@@ -42,19 +35,11 @@ pub(super) async fn run(
     who: &Participant,
     kind: &Kind,
     pending: Vec<Planned>,
+    history: Vec<Recorded>,
 ) -> Result<Ran, RoomError> {
     let pool = rooms.pool();
-    let history: Vec<Recorded> = sqlx::query_as(
-        "select op, result, seen, clock from lastseat_rooms.requests
-              where room = $1 and round = $2 and actor = $3 order by op_index",
-    )
-    .bind(&room.code)
-    .bind(room.round)
-    .bind(&who.actor)
-    .fetch_all(pool)
-    .await?;
     let (new, left) = plan(room, kind, pending.clone())?;
-    let mut program: Vec<Planned> = history.iter().filter_map(|h| decode_op(&h.0 .0)).collect();
+    let mut program: Vec<Planned> = history.iter().filter_map(|h| decode_op(&h.0)).collect();
     if program.len() != history.len() {
         return Err(RoomError::Internal(
             "a recorded operation does not read back".into(),
@@ -74,7 +59,7 @@ pub(super) async fn run(
         clients.clock = *clock;
         let _ = clients.prepare(&schedule, 0);
         clients.sent(&schedule, 0, i);
-        clients.answered(&schedule, 0, i, &result.0, &seen.0);
+        clients.answered(&schedule, 0, i, result, seen);
     }
     let hold_clock = history
         .iter()
@@ -193,7 +178,14 @@ pub(super) async fn run(
                                 c.detach();
                             }
                             fault = Some(match e {
-                                ExecFault::Lost(e) => RoomError::Database(e),
+                                ExecFault::Lost(e) => {
+                                    // A restart: the pool's other idle connections died too.
+                                    let round = rooms.inner().pools.of(&room.schema());
+                                    tokio::spawn(async move {
+                                        crate::db::discard_dead(&round).await;
+                                    });
+                                    RoomError::Database(e)
+                                }
                                 ExecFault::Unexpected(w) => RoomError::Internal(w),
                             });
                             break;
