@@ -1,14 +1,16 @@
 //! Live updates: every change to a room is a `NOTIFY` on one channel, so that every backend
-//! process serving the room hears of it; each process rebuilds the room's state at most every
-//! `COALESCE` and hands it to its own event streams. A listener that lost its connection (a
-//! restart) tells every stream that it is reconnecting (a `reconnecting` event the screens
-//! show), reconnects, and then rebuilds every room it serves, since it may have missed some; a
-//! rebuild that fails is tried again until it succeeds, so the screens get the true state.
+//! process serving the room hears of it; each process rebuilds the room's state as soon as it
+//! hears of a change (at most every `COALESCE`) and hands it to its own event streams. A
+//! listener that lost its connection (a restart) tells every stream that it is reconnecting (a
+//! `reconnecting` event the screens show), reconnects, and then rebuilds every room it serves,
+//! since it may have missed some; a rebuild that fails is tried again until it succeeds, so the
+//! screens get the true state.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use futures::future::join_all;
 use sqlx::postgres::PgListener;
 use tokio::sync::watch;
 
@@ -17,8 +19,11 @@ use crate::db::Fault;
 
 /// The channel every room's changes are notified on (the payload is the room's code).
 pub const CHANNEL: &str = "lastseat_rooms";
-/// How often a room's state is rebuilt at most, per process.
-const COALESCE: Duration = Duration::from_millis(50);
+/// How often a room's state is rebuilt at most, per process: a change is rebuilt as soon as it
+/// is heard of, and changes heard meanwhile wait at most this long for the next rebuild.
+const COALESCE: Duration = Duration::from_millis(20);
+/// How long a rebuild that failed (the database is away) waits before it is tried again.
+const RETRY: Duration = Duration::from_millis(200);
 
 /// What the screens hear while the database is out of reach.
 pub const RECONNECTING: &str = "the connection to the database was lost: reconnecting; \
@@ -51,6 +56,8 @@ impl Update {
 #[derive(Default)]
 pub struct Live {
     rooms: Mutex<HashMap<String, Watched>>,
+    /// Wakes the builder when a room is marked (a permit is kept if it is busy).
+    wake: tokio::sync::Notify,
 }
 
 struct Watched {
@@ -81,6 +88,7 @@ impl Live {
                 w.dirty = true;
             }
         }
+        self.wake.notify_one();
     }
 
     fn mark(&self, code: Option<&str>) {
@@ -90,6 +98,7 @@ impl Live {
                 w.dirty = true;
             }
         }
+        self.wake.notify_one();
     }
 
     /// The rooms to rebuild now; forgets those nobody streams any more.
@@ -114,20 +123,31 @@ pub fn start(rooms: &Rooms) {
     tokio::spawn(async move { listen(listening).await });
     let building = rooms.clone();
     tokio::spawn(async move {
+        let live = &building.inner().live;
         loop {
-            tokio::time::sleep(COALESCE).await;
-            for code in building.inner().live.take_dirty() {
-                let live = &building.inner().live;
-                match super::state::build(&building, &code).await {
-                    Ok(state) => live.publish(&code, Update::state(state.to_string())),
+            // Woken by a change, or once a second in any case.
+            let _ = tokio::time::timeout(Duration::from_secs(1), live.wake.notified()).await;
+            let dirty = live.take_dirty();
+            let built = join_all(
+                dirty
+                    .iter()
+                    .map(|code| super::state::build(&building, code)),
+            )
+            .await;
+            let mut failed = false;
+            for (code, state) in dirty.iter().zip(built) {
+                match state {
+                    Ok(state) => live.publish(code, Update::state(state.to_string())),
                     // The database is out of reach: say so, and try again.
                     Err(RoomError::Database(e)) if Fault::of(&e).is_some() => {
                         tracing::debug!(error = %e, %code, "a room's state was not rebuilt");
-                        live.reconnecting(Some(&code));
+                        live.reconnecting(Some(code));
+                        failed = true;
                     }
                     Err(e) => tracing::debug!(error = %e, %code, "a room's state was not rebuilt"),
                 }
             }
+            tokio::time::sleep(if failed { RETRY } else { COALESCE }).await;
         }
     });
 }
