@@ -126,6 +126,9 @@ async fn bad_input_is_refused_with_a_message_that_names_it() {
             "{answer}"
         );
     }
+    // A refused tap leaves the participant free for the next one.
+    let (status, answer) = api.tap(&code, &ana, &["A1"]).await;
+    assert_eq!(status, StatusCode::OK, "after the refused taps: {answer}");
     let response = api
         .http
         .post(format!("{}/api/rooms", api.base))
