@@ -68,7 +68,7 @@ pub async fn act_by_token(
     token: &str,
     kind: impl FnOnce(&Room) -> Result<Kind, RoomError>,
 ) -> Result<Reply, RoomError> {
-    let begun = begin::by_token(rooms.pool(), code, token).await?;
+    let begun = begin::by_token(&rooms.inner().leases, code, token).await?;
     let kind = match kind(&begun.room) {
         Ok(kind) => kind,
         Err(e) => {
@@ -95,7 +95,7 @@ pub async fn act(
     who: &Participant,
     kind: Kind,
 ) -> Result<Reply, RoomError> {
-    let mut begun = begin::by_number(rooms.pool(), &room.code, who.n).await?;
+    let mut begun = begin::by_number(&rooms.inner().leases, &room.code, who.n).await?;
     // A bot races in the round it was released into.
     if begun.room.round != room.round {
         if let Some(pending) = begun.pending.take() {
