@@ -4,6 +4,8 @@
 #   ensure_postgres          find or start PostgreSQL and export DATABASE_URL
 #   build_frontend           trunk build --release into dist/, then its .br and .gz copies
 #   stop_postgres            stop the private cluster if ensure_postgres started it
+#   ensure_redis             find or start Redis (the live rooms' Redis hold) and export REDIS_URL
+#   stop_redis               stop the private redis-server if ensure_redis started it
 #
 # Every install is skipped when the tool is already there at the right version, so a second
 # run costs nothing. Nothing here downloads a prebuilt binary: tools come from crates.io,
@@ -127,8 +129,8 @@ ensure_e2e_deps() {
 
 # ensure_tools build: what `trunk build` and `cargo run` need.
 # ensure_tools test:  that, plus curl, the isolation tester, PostgreSQL's server programs (for
-#                     the fault tests' private clusters), Node.js, Chromium and the e2e
-#                     packages.
+#                     the fault tests' private clusters), redis-server (for a private Redis when
+#                     none answers), Node.js, Chromium and the e2e packages.
 ensure_tools() {
     local kind=${1:-build}
     ensure_rust
@@ -138,6 +140,7 @@ ensure_tools() {
         command -v curl >/dev/null || apt_install curl ca-certificates
         ensure_isolationtester
         ensure_pg_server_bins
+        ensure_redis_server_bin
         ensure_node
         ensure_chromium
         ensure_e2e_deps
@@ -218,12 +221,13 @@ pg_bin_dir() {
     ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1
 }
 
+# free_port [FIRST [WHAT]]: the first port from FIRST (54329) on which nothing listens.
 free_port() {
-    local port
-    for port in $(seq 54329 54429); do
+    local first=${1:-54329} what=${2:-PostgreSQL} port
+    for port in $(seq "$first" $((first + 100))); do
         (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null || { echo "$port"; return; }
     done
-    die "no free port for PostgreSQL in 54329-54429"
+    die "no free port for $what in $first-$((first + 100))"
 }
 
 # Runs a command as the cluster's owner (PostgreSQL refuses to run as root).
@@ -295,5 +299,84 @@ stop_postgres() {
     if [ -n "$PG_PRIVATE_STARTED" ]; then
         as_pg "$PG_PRIVATE_STARTED/pg_ctl" -D "$PG_DATA" -m fast -w stop >/dev/null 2>&1 || true
         PG_PRIVATE_STARTED=
+    fi
+}
+
+# ---------------------------------------------------------------------------------------------
+# Redis (the live rooms' Redis hold): REDIS_URL if set; else Redis on 127.0.0.1:6379 if it
+# answers PING; else a private redis-server on a free port, without persistence, its pid and
+# log in target/redis/ (redis-server installed from Debian's packages if absent), stopped by
+# stop_redis. LASTSEAT_REDIS_HOST and LASTSEAT_REDIS_PORT change where a running Redis is
+# looked for.
+
+REDIS_PRIVATE_PID=
+REDIS_DIR=
+
+ensure_redis() {
+    if [ -n "${REDIS_URL:-}" ]; then
+        say "Redis: REDIS_URL is set, using it"
+        return
+    fi
+    local host=${LASTSEAT_REDIS_HOST:-127.0.0.1} port=${LASTSEAT_REDIS_PORT:-6379}
+    if redis_answers "$host" "$port"; then
+        export REDIS_URL="redis://$host:$port"
+        say "Redis: found on $host:$port"
+        return
+    fi
+    say "Redis: nothing answers on $host:$port, starting a private redis-server"
+    start_private_redis
+}
+
+# Whether a Redis at HOST PORT answers PING with PONG within 2 s.
+redis_answers() {
+    (
+        exec 3<>"/dev/tcp/$1/$2" || exit 1
+        printf 'PING\r\n' >&3
+        IFS= read -r -t 2 reply <&3 || exit 1
+        [ "${reply%$'\r'}" = "+PONG" ]
+    ) 2>/dev/null
+}
+
+ensure_redis_server_bin() {
+    command -v redis-server >/dev/null || apt_install redis-server
+}
+
+start_private_redis() {
+    ensure_redis_server_bin
+    command -v redis-server >/dev/null || die "redis-server installed but not on PATH"
+    REDIS_DIR="$ROOT/target/redis"
+    mkdir -p "$REDIS_DIR"
+    local port pid i
+    port=$(free_port 63790 Redis)
+    # No RDB snapshots and no append-only file: the holds live a minute, a restart may lose them.
+    # fd 3 closed: in scripts/test it is a step's log pipe, which must close when the step ends.
+    redis-server --bind 127.0.0.1 --port "$port" --save '' --appendonly no \
+        --dir "$REDIS_DIR" --daemonize yes --pidfile "$REDIS_DIR/redis-$port.pid" \
+        --logfile "$REDIS_DIR/redis-$port.log" >/dev/null 3>&- ||
+        die "redis-server did not start (see $REDIS_DIR/redis-$port.log)"
+    for i in $(seq 1 100); do
+        redis_answers 127.0.0.1 "$port" && break
+        sleep 0.1
+    done
+    redis_answers 127.0.0.1 "$port" || {
+        tail -n 20 "$REDIS_DIR/redis-$port.log" >&2
+        die "redis-server on port $port does not answer PING"
+    }
+    pid=$(cat "$REDIS_DIR/redis-$port.pid")
+    REDIS_PRIVATE_PID=$pid
+    export REDIS_URL="redis://127.0.0.1:$port"
+    say "Redis: private redis-server started on 127.0.0.1:$port (pid $pid)"
+}
+
+# Stops the private redis-server, only if this run started it, and waits for it to go.
+stop_redis() {
+    if [ -n "$REDIS_PRIVATE_PID" ]; then
+        kill "$REDIS_PRIVATE_PID" 2>/dev/null || true
+        local i
+        for i in $(seq 1 50); do
+            kill -0 "$REDIS_PRIVATE_PID" 2>/dev/null || break
+            sleep 0.1
+        done
+        REDIS_PRIVATE_PID=
     fi
 }

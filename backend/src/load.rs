@@ -25,6 +25,8 @@ pub struct Load {
     pub seats: u32,
     pub gap_ms: u32,
     pub duration: Option<Duration>,
+    /// Each buyer cancels a seat it won at once (the seats stay free, taps keep winning).
+    pub release: bool,
 }
 
 /// What came out.
@@ -272,6 +274,7 @@ pub async fn run(load: &Load) -> Result<Report, String> {
             refused.clone(),
         );
         let deadline = load.duration.map(|d| started + d);
+        let release = load.release;
         let pending = pending.clone();
 
         tasks.push(tokio::spawn(async move {
@@ -281,8 +284,12 @@ pub async fn run(load: &Load) -> Result<Report, String> {
                 let token = &tokens[(round as usize - 1) % tokens.len()];
                 let seat = seats[rand::thread_rng().gen_range(0..seats.len())].clone();
                 let mut holding = false;
-                for path in ["taps", "pay"] {
+                let release = release && !pays;
+                for path in ["taps", "pay", "cancel"] {
                     if path == "pay" && !(pays && holding) {
+                        continue;
+                    }
+                    if path == "cancel" && !(release && holding) {
                         break;
                     }
                     let body = if path == "taps" {
@@ -301,6 +308,9 @@ pub async fn run(load: &Load) -> Result<Report, String> {
                         break;
                     }
                     holding = answer["holding"] == true;
+                    if path == "cancel" {
+                        break;
+                    }
                     if holding && path == "taps" {
                         pending
                             .lock()
@@ -309,7 +319,8 @@ pub async fn run(load: &Load) -> Result<Report, String> {
                             .or_insert(sent);
                     }
                 }
-                if holding {
+                // A seat given back at once was held, never sold: not counted as told.
+                if holding && !release {
                     *told.lock().expect("told").entry(seat).or_default() += 1;
                 }
                 if deadline.is_none_or(|d| Instant::now() >= d) {

@@ -80,6 +80,10 @@ enum Command {
         /// it, each buyer taps once.
         #[arg(long)]
         duration: Option<f64>,
+        /// Every buyer cancels a seat it won at once, so that the seats are free again and taps
+        /// keep winning: the winning write path (a claim that takes the seat, then its release).
+        #[arg(long)]
+        release: bool,
         /// The server.
         #[arg(long, default_value = "http://127.0.0.1:8080")]
         url: String,
@@ -110,6 +114,7 @@ async fn main() -> ExitCode {
             seats,
             gap_ms,
             duration,
+            release,
             url,
         } => {
             load(backend::load::Load {
@@ -119,6 +124,7 @@ async fn main() -> ExitCode {
                 seats,
                 gap_ms,
                 duration: duration.map(std::time::Duration::from_secs_f64),
+                release,
             })
             .await
         }

@@ -11,8 +11,8 @@ use futures::stream::{FuturesUnordered, StreamExt};
 use sqlx::{Connection, PgPool};
 
 use super::actor::ActorConn;
+use super::conns::Monitor;
 use super::ready::{self, Ready, VACUUM_EVERY};
-use super::session::Monitor;
 use super::{ddl, monitor, phases};
 
 /// How long a clean-up waits for the actors' connections before giving up on them and closing

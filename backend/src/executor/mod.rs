@@ -30,11 +30,14 @@
 mod actor;
 mod answer;
 mod cleanup;
+mod conns;
 mod ddl;
 mod monitor;
+mod naming;
 pub mod phases;
 mod ready;
 mod run;
+mod seed;
 mod session;
 mod spacing;
 mod sweep;

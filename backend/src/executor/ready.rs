@@ -25,7 +25,7 @@ use std::time::Duration;
 use sqlx::postgres::PgConnectOptions;
 use sqlx::{Connection, PgConnection, PgPool};
 
-use super::{monitor, session, sweep};
+use super::{monitor, naming, sweep};
 
 /// At most how many ready schemas a pool keeps (in use or idle), below half its connections.
 const MOST_READY: u32 = 16;
@@ -241,10 +241,10 @@ async fn make(pool: &PgPool) -> Result<Ready, sqlx::Error> {
     let mut conn = pool.acquire().await?;
     // If this is dropped half-way, the connection is closed, not handed back with the lock.
     conn.close_on_drop();
-    let name = session::schema_name();
+    let name = naming::schema_name();
     monitor::simple(
         &mut conn,
-        &session::create_sql(&name, shared::sql::SCHEMA_DDL),
+        &naming::create_sql(&name, shared::sql::SCHEMA_DDL),
     )
     .await?;
     Ok(Ready {

@@ -6,14 +6,12 @@
 //! The monitor connection holds an advisory lock on the schema's name for as long as the schema
 //! may exist, so that schemas left behind by a process that died can be told from those of
 //! live runs (`sweep`); a ready schema's monitor is its own, and holds it across runs (`ready`).
-
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Weak};
-use std::time::{SystemTime, UNIX_EPOCH};
+//! The schema's name and its creation are `naming`'s, the connections' bookkeeping `conns`'s,
+//! the scenario's seed `seed`'s.
 
 use futures::future::join_all;
 use shared::outcome::Tables;
-use shared::schedule::{Isolation, Op, Schedule, SeatStatus};
+use shared::schedule::{Isolation, Op, Schedule};
 use shared::sql;
 use sqlx::pool::PoolConnection;
 use sqlx::{PgConnection, PgPool, Postgres};
@@ -21,54 +19,13 @@ use tokio::sync::mpsc;
 
 use super::actor::{self, ActorConn, Completion};
 use super::cleanup::Cleanup;
+use super::conns::{acquire, Monitor, Taken, Unready};
 use super::ddl::{self, Step};
+use super::naming::{create_sql, schema_name};
 use super::ready::{self, Ready};
-use super::{monitor, sweep, ExecError, RUN_SETTINGS, SCHEMA_LOCK_CLASS as LOCK_CLASS};
+use super::seed::seed;
+use super::{monitor, sweep, ExecError, RUN_SETTINGS};
 use crate::db::Fault;
-
-/// The end of the name of a schema whose monitor holds its lock (see `sweep::sweep`).
-pub(crate) const LOCKED: &str = "_lk";
-
-static RUNS: AtomicU64 = AtomicU64::new(0);
-
-/// A fresh schema name, unique across processes and runs: `run_<pid>_<counter>_<nanos>_lk`.
-/// It is the only text the executor ever splices into SQL.
-pub(crate) fn schema_name() -> String {
-    let nanos = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.subsec_nanos())
-        .unwrap_or(0);
-    format!(
-        "run_{}_{}_{nanos}{LOCKED}",
-        std::process::id(),
-        RUNS.fetch_add(1, Ordering::Relaxed)
-    )
-}
-
-/// Whether `name` is exactly what `schema_name` makes (so it is safe to splice into SQL).
-pub(crate) fn is_locked_schema_name(name: &str) -> bool {
-    let Some(middle) = name
-        .strip_prefix("run_")
-        .and_then(|rest| rest.strip_suffix(LOCKED))
-    else {
-        return false;
-    };
-    let parts: Vec<&str> = middle.split('_').collect();
-    parts.len() == 3
-        && parts
-            .iter()
-            .all(|p| !p.is_empty() && p.len() <= 20 && p.bytes().all(|b| b.is_ascii_digit()))
-}
-
-/// The first query on the monitor of a new schema: the run's settings, the lock on the name
-/// (taken before the schema exists: the statements of one simple query are one transaction, so
-/// others see the schema only once it is committed, lock held), the schema, and `ddl` in it.
-pub(crate) fn create_sql(schema: &str, ddl: &str) -> String {
-    format!(
-        "{RUN_SETTINGS}; select pg_try_advisory_lock({LOCK_CLASS}, hashtext('{schema}'));\n\
-         create schema \"{schema}\"; set search_path to \"{schema}\";\n{ddl}"
-    )
-}
 
 /// What sets an actor's connection up for a run in `schema`, ending with its backend pid.
 fn actor_setup(schema: &str) -> String {
@@ -76,70 +33,6 @@ fn actor_setup(schema: &str) -> String {
         "set search_path to \"{schema}\"; {}; {RUN_SETTINGS}; select pg_backend_pid()",
         sql::SESSION_SETTINGS
     )
-}
-
-/// The gate through which a run takes its connections from `pool`: one run at a time per pool.
-/// A run needs all of its connections at once; runs that each took some while waiting for the
-/// rest could otherwise hold a shared pool between them until the pool's acquire timeout. The
-/// runs that already have theirs always finish and give them back, so the run at the gate
-/// always gets them.
-fn gate(pool: &PgPool) -> Arc<tokio::sync::Mutex<()>> {
-    type Gates = Vec<(usize, Weak<tokio::sync::Mutex<()>>)>;
-    static GATES: std::sync::Mutex<Gates> = std::sync::Mutex::new(Vec::new());
-    // The pool's options live as long as the pool (and a run keeps its pool alive).
-    let key = std::ptr::from_ref(pool.options()) as usize;
-    let mut gates = GATES
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
-    gates.retain(|(_, gate)| gate.strong_count() > 0);
-    if let Some(gate) = gates
-        .iter()
-        .find(|(k, _)| *k == key)
-        .and_then(|(_, gate)| gate.upgrade())
-    {
-        return gate;
-    }
-    let gate = Arc::new(tokio::sync::Mutex::new(()));
-    gates.push((key, Arc::downgrade(&gate)));
-    gate
-}
-
-/// `n` connections of `pool`, taken through its gate.
-async fn acquire(pool: &PgPool, n: usize) -> Vec<Result<PoolConnection<Postgres>, sqlx::Error>> {
-    let gate = gate(pool);
-    let _turn = gate.lock().await;
-    join_all((0..n).map(|_| pool.acquire())).await
-}
-
-/// A run's monitor: one of the pool's (for a schema made for the run), or a ready schema's own.
-pub(crate) enum Monitor {
-    Pool(PoolConnection<Postgres>),
-    Own(PgConnection),
-}
-
-impl Monitor {
-    pub fn conn(&mut self) -> &mut PgConnection {
-        match self {
-            Monitor::Pool(c) => c,
-            Monitor::Own(c) => c,
-        }
-    }
-
-    /// Closes it instead of handing it back: its state is unknown (a statement may be in
-    /// flight, the run's lock is held). Closing ends its session, and frees the lock.
-    pub fn discard(self) {
-        if let Monitor::Pool(mut c) = self {
-            c.close_on_drop();
-        }
-    }
-
-    /// The connection, detached from the pool if it is one of the pool's.
-    pub fn into_own(self) -> PgConnection {
-        match self {
-            Monitor::Pool(c) => c.detach(),
-            Monitor::Own(c) => c,
-        }
-    }
 }
 
 /// Whether `schedule` must run in a schema that no run used before, and that none will use
@@ -160,33 +53,6 @@ pub(crate) fn fresh_only(schedule: &Schedule) -> bool {
             )
         })
     })
-}
-
-/// Actor connections not yet owned by their tasks. Their settings may be half applied if the
-/// set-up fails or is dropped half-way: then they are closed, never handed back to the pool.
-struct Unready(Vec<PoolConnection<Postgres>>);
-
-impl Drop for Unready {
-    fn drop(&mut self) {
-        self.0.iter_mut().for_each(|c| c.close_on_drop());
-    }
-}
-
-/// A ready schema taken off the shelf and not used yet: back on the shelf if the run does not
-/// get as far as using it (its connections could not be had, or it was dropped meanwhile).
-struct Taken {
-    pool: PgPool,
-    ready: Option<Ready>,
-}
-
-impl Drop for Taken {
-    fn drop(&mut self) {
-        if let Some(ready) = self.ready.take() {
-            if let Err(ready) = ready::put(&self.pool, ready, true) {
-                ready::drop_ready(ready);
-            }
-        }
-    }
 }
 
 /// The receiver of a run's answers, one per statement, from all its actors.
@@ -462,83 +328,6 @@ impl Drop for Session {
             Err(_) => {
                 tracing::error!(schema = %cleanup.schema, "a run was dropped outside the runtime; its schema is left behind")
             }
-        }
-    }
-}
-
-/// The whole seed in one round trip: the seats, as `sql::INSERT_SEAT` inserts them (`$1` the
-/// show, `$2`–`$6` a column each, one seat per index), the tickets of the seats that start
-/// BOOKED, as `sql::INSERT_BOOKING` does (`$7`–`$9`), and the clock, as `sql::SET_CLOCK` sets
-/// it (`$10`). Those three are what the psql export writes, a row at a time.
-const SEED: &str = "with seats as (
-  insert into show_seats (show_id, seat_id, status, holder, hold_id, held_until)
-  select $1, seat, status, holder, hold, until
-    from unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::int8[])
-      as t(seat, status, holder, hold, until)
-), tickets as (
-  insert into booking_seats (booking_id, show_id, seat_id, holder)
-  select booking, $1, seat, holder from unnest($7::text[], $8::text[], $9::text[])
-      as t(booking, seat, holder)
-)
-select setval('clock', $10)";
-
-/// Seeds the scenario: its seats, the tickets of seats that start BOOKED, and the clock.
-async fn seed(monitor: &mut PgConnection, schedule: &Schedule) -> Result<(), sqlx::Error> {
-    let scenario = schedule.scenario();
-    let mut seats = (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    let mut tickets = (Vec::new(), Vec::new(), Vec::new());
-    for seat in &scenario.seats {
-        let hold_id = match seat.status {
-            SeatStatus::Available => None,
-            SeatStatus::Held | SeatStatus::Booked => seat.holder.as_deref().map(sql::initial_hold),
-        };
-        if let (SeatStatus::Booked, Some(holder), Some(booking_id)) =
-            (seat.status, &seat.holder, &hold_id)
-        {
-            tickets.0.push(booking_id.clone());
-            tickets.1.push(seat.id.clone());
-            tickets.2.push(holder.clone());
-        }
-        seats.0.push(seat.id.clone());
-        seats.1.push(seat.status.as_sql());
-        seats.2.push(seat.holder.clone());
-        seats.3.push(hold_id);
-        seats.4.push(seat.until);
-    }
-    sqlx::query(SEED)
-        .bind(scenario.show)
-        .bind(seats.0)
-        .bind(seats.1)
-        .bind(seats.2)
-        .bind(seats.3)
-        .bind(seats.4)
-        .bind(tickets.0)
-        .bind(tickets.1)
-        .bind(tickets.2)
-        .bind(scenario.clock)
-        .execute(monitor)
-        .await?;
-    Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn only_the_names_this_executor_makes_are_taken_for_locked_schemas() {
-        assert!(is_locked_schema_name(&schema_name()));
-        assert!(is_locked_schema_name("run_1_2_3_lk"));
-        for name in [
-            "run_1_2_3",
-            "run_1_2_lk",
-            "run_1_2_3_4_lk",
-            "run_1_2_x_lk",
-            "run_1__3_lk",
-            "run_1_2_3\"; drop table t; --_lk",
-            "public",
-        ] {
-            assert!(!is_locked_schema_name(name), "{name}");
         }
     }
 }

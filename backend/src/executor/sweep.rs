@@ -15,7 +15,7 @@ use std::time::Duration;
 use sqlx::postgres::PgConnectOptions;
 use sqlx::PgPool;
 
-use super::session::{is_locked_schema_name, LOCKED};
+use super::naming::{is_locked_schema_name, LOCKED};
 use super::{monitor, SCHEMA_LOCK_CLASS as LOCK_CLASS};
 
 /// How long one sweep may take.

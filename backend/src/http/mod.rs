@@ -16,6 +16,8 @@ pub mod listener;
 pub mod page;
 mod rooms;
 mod rooms_events;
+mod rooms_host;
+mod rooms_io;
 mod routes;
 mod sockets;
 mod stall;

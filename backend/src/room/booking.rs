@@ -45,6 +45,10 @@ impl Pools {
                     .min_connections(0)
                     .idle_timeout(Duration::from_secs(30))
                     .acquire_timeout(Duration::from_secs(10))
+                    // A tap is one or two statements: a ping before each would be a round
+                    // trip more. After a restart, whoever meets a dead connection has the
+                    // pool's idle ones checked (`db::discard_dead`).
+                    .test_before_acquire(false)
                     .connect_lazy_with(options)
             })
             .clone()

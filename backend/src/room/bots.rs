@@ -54,7 +54,7 @@ pub async fn release(rooms: &Rooms, room: &Room, count: i64) -> Result<usize, Ro
             let Ok(_permit) = gate.acquire().await else {
                 return;
             };
-            room.now_ms = attempt::local_ms();
+            room.now_ms = super::clock::local_ms();
             match attempt::act(&rooms, &room, &bot, Kind::Tap(vec![seat])).await {
                 Ok(reply) if reply.holding && room.settings.pays() => {
                     if let Err(e) = attempt::act(&rooms, &room, &bot, Kind::Pay).await {

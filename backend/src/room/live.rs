@@ -1,42 +1,94 @@
 //! Live updates: every change to a room is a `NOTIFY` on one channel, so that every backend
-//! process serving the room hears of it; each process rebuilds the room's state at most every
-//! `COALESCE` and hands it to its own event streams. A listener that lost its connection (a
-//! restart) reconnects, and then rebuilds every room it serves, since it may have missed some.
+//! process serving the room hears of it; each process rebuilds the room's state as soon as it
+//! hears of a change (at most every `COALESCE`) and hands it to its own event streams. A
+//! listener that lost its connection (a restart) tells every stream that it is reconnecting (a
+//! `reconnecting` event the screens show), reconnects, and then rebuilds every room it serves,
+//! since it may have missed some; a rebuild that fails is tried again until it succeeds, so the
+//! screens get the true state.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use futures::future::join_all;
 use sqlx::postgres::PgListener;
 use tokio::sync::watch;
 
-use super::Rooms;
+use super::{RoomError, Rooms};
+use crate::db::Fault;
 
 /// The channel every room's changes are notified on (the payload is the room's code).
 pub const CHANNEL: &str = "lastseat_rooms";
-/// How often a room's state is rebuilt at most, per process.
-const COALESCE: Duration = Duration::from_millis(50);
+/// How often a room's state is rebuilt at most, per process: a change is rebuilt as soon as it
+/// is heard of, and changes heard meanwhile wait at most this long for the next rebuild.
+const COALESCE: Duration = Duration::from_millis(20);
+/// How long a rebuild that failed (the database is away) waits before it is tried again.
+const RETRY: Duration = Duration::from_millis(200);
 
-/// The latest state (JSON) of each room that has event streams in this process.
+/// What the screens hear while the database is out of reach.
+pub const RECONNECTING: &str = "the connection to the database was lost: reconnecting; \
+     the seats shown may be out of date until it is back";
+
+/// One event of a room's stream: its name (`state`, `reconnecting`) and its JSON data.
+#[derive(Debug)]
+pub struct Update {
+    pub event: &'static str,
+    pub data: String,
+}
+
+impl Update {
+    pub fn state(data: String) -> Arc<Update> {
+        Arc::new(Update {
+            event: "state",
+            data,
+        })
+    }
+
+    fn reconnecting() -> Arc<Update> {
+        Arc::new(Update {
+            event: "reconnecting",
+            data: serde_json::json!({ "message": RECONNECTING }).to_string(),
+        })
+    }
+}
+
+/// The latest event of each room that has event streams in this process.
 #[derive(Default)]
 pub struct Live {
     rooms: Mutex<HashMap<String, Watched>>,
+    /// Wakes the builder when a room is marked (a permit is kept if it is busy).
+    wake: tokio::sync::Notify,
 }
 
 struct Watched {
-    tx: watch::Sender<Arc<String>>,
+    tx: watch::Sender<Arc<Update>>,
     dirty: bool,
 }
 
 impl Live {
     /// Streams `code`'s state: the receiver starts with `first`.
-    pub fn subscribe(&self, code: &str, first: Arc<String>) -> watch::Receiver<Arc<String>> {
+    pub fn subscribe(&self, code: &str, first: Arc<Update>) -> watch::Receiver<Arc<Update>> {
         let mut rooms = self.rooms.lock().expect("live lock");
         let w = rooms.entry(code.to_string()).or_insert_with(|| Watched {
             tx: watch::channel(first.clone()).0,
             dirty: false,
         });
         w.tx.subscribe()
+    }
+
+    /// Tells the streams of `code` (or of every room) that the database is out of reach, and
+    /// marks them for a rebuild.
+    fn reconnecting(&self, code: Option<&str>) {
+        let mut rooms = self.rooms.lock().expect("live lock");
+        for (c, w) in rooms.iter_mut() {
+            if code.is_none_or(|code| code == c) {
+                if w.tx.borrow().event != "reconnecting" {
+                    w.tx.send_replace(Update::reconnecting());
+                }
+                w.dirty = true;
+            }
+        }
+        self.wake.notify_one();
     }
 
     fn mark(&self, code: Option<&str>) {
@@ -46,6 +98,7 @@ impl Live {
                 w.dirty = true;
             }
         }
+        self.wake.notify_one();
     }
 
     /// The rooms to rebuild now; forgets those nobody streams any more.
@@ -58,7 +111,7 @@ impl Live {
             .collect()
     }
 
-    fn publish(&self, code: &str, state: Arc<String>) {
+    fn publish(&self, code: &str, state: Arc<Update>) {
         if let Some(w) = self.rooms.lock().expect("live lock").get(code) {
             w.tx.send_replace(state);
         }
@@ -70,17 +123,31 @@ pub fn start(rooms: &Rooms) {
     tokio::spawn(async move { listen(listening).await });
     let building = rooms.clone();
     tokio::spawn(async move {
+        let live = &building.inner().live;
         loop {
-            tokio::time::sleep(COALESCE).await;
-            for code in building.inner().live.take_dirty() {
-                match super::state::build(&building, &code).await {
-                    Ok(state) => building
-                        .inner()
-                        .live
-                        .publish(&code, Arc::new(state.to_string())),
+            // Woken by a change, or once a second in any case.
+            let _ = tokio::time::timeout(Duration::from_secs(1), live.wake.notified()).await;
+            let dirty = live.take_dirty();
+            let built = join_all(
+                dirty
+                    .iter()
+                    .map(|code| super::state::build(&building, code)),
+            )
+            .await;
+            let mut failed = false;
+            for (code, state) in dirty.iter().zip(built) {
+                match state {
+                    Ok(state) => live.publish(code, Update::state(state.to_string())),
+                    // The database is out of reach: say so, and try again.
+                    Err(RoomError::Database(e)) if Fault::of(&e).is_some() => {
+                        tracing::debug!(error = %e, %code, "a room's state was not rebuilt");
+                        live.reconnecting(Some(code));
+                        failed = true;
+                    }
                     Err(e) => tracing::debug!(error = %e, %code, "a room's state was not rebuilt"),
                 }
             }
+            tokio::time::sleep(if failed { RETRY } else { COALESCE }).await;
         }
     });
 }
@@ -107,9 +174,10 @@ async fn listen(rooms: Rooms) {
                 Ok(Some(n)) => rooms.inner().live.mark(Some(n.payload())),
                 // The connection was lost and is made again on the next call: some
                 // notifications may be gone.
-                Ok(None) => rooms.inner().live.mark(None),
+                Ok(None) => rooms.inner().live.reconnecting(None),
                 Err(e) => {
                     tracing::debug!(error = %e, "the rooms' listener lost its connection");
+                    rooms.inner().live.reconnecting(None);
                     tokio::time::sleep(Duration::from_millis(200)).await;
                     break;
                 }

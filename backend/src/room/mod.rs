@@ -14,8 +14,10 @@
 pub mod attempt;
 pub mod booking;
 pub mod bots;
+pub mod clock;
 pub mod exec;
 pub mod live;
+pub mod record;
 pub mod redis;
 pub mod rounds;
 pub mod schedule;
@@ -68,6 +70,11 @@ pub struct Rooms(Arc<Inner>);
 
 pub struct Inner {
     pub pool: sqlx::PgPool,
+    /// The pool a request begins on (`attempt/begin.rs`): its commits do not wait for the
+    /// WAL to reach the disk (`synchronous_commit = off`). What it writes is the lease of one
+    /// request at a time, which a crash may lose harmlessly (the participant is free again);
+    /// bookings and every record stay on synchronous commits.
+    pub leases: sqlx::PgPool,
     pub pools: booking::Pools,
     pub redis: redis::Redis,
     pub live: live::Live,
@@ -81,6 +88,15 @@ impl Rooms {
     pub fn new(pool: sqlx::PgPool) -> Rooms {
         let rooms = Rooms(Arc::new(Inner {
             pools: booking::Pools::new(pool.clone()),
+            leases: sqlx::postgres::PgPoolOptions::new()
+                .max_connections(16)
+                .acquire_timeout(std::time::Duration::from_secs(5))
+                .connect_lazy_with(
+                    pool.connect_options()
+                        .as_ref()
+                        .clone()
+                        .options([("synchronous_commit", "off")]),
+                ),
             redis: redis::Redis::from_env(),
             live: live::Live::default(),
             bots_running: Default::default(),

@@ -49,83 +49,36 @@ pub async fn build(rooms: &Rooms, code: &str) -> Result<Value, RoomError> {
         .bots_running
         .load(std::sync::atomic::Ordering::SeqCst);
     let room = store::load(pool, code).await?;
-    let clock = super::attempt::clock_now(&room);
-    let mut seats: Vec<Value> = Vec::new();
-    let (mut sold, mut never_released, mut refunds) = (0, 0, 0);
-    if room.round > 0 {
-        let round = rooms.inner().pools.of(&room.schema());
-        let rows: Vec<SeatRow> = sqlx::query_as(sql::SNAPSHOT_SEATS)
-            .bind(SHOW)
-            .fetch_all(&round)
-            .await?;
-        let refund_rows: Vec<(String,)> = sqlx::query_as(sql::SNAPSHOT_REFUNDS)
-            .fetch_all(&round)
-            .await?;
-        let tickets: Vec<(String, String, String)> = sqlx::query_as(sql::SNAPSHOT_BOOKINGS)
-            .bind(SHOW)
-            .fetch_all(&round)
-            .await?;
-        let ticketed: std::collections::BTreeSet<&str> =
-            tickets.iter().map(|t| t.0.as_str()).collect();
-        refunds = refund_rows.len();
-        let holders: Vec<String> = rows.iter().filter_map(|r| r.2.clone()).collect();
-        let names: HashMap<String, String> = sqlx::query_as(
-            "select actor, name from lastseat_rooms.participants where room = $1 and actor = any($2)",
-        )
-        .bind(code)
-        .bind(&holders)
-        .fetch_all(pool)
-        .await?
-        .into_iter()
-        .collect();
-        for (id, status, holder, _, until) in rows {
-            sold += (status == "BOOKED" || ticketed.contains(id.as_str())) as usize;
-            let expired = status == "HELD" && until.is_some_and(|u| u < clock);
-            never_released += expired as usize;
-            seats.push(json!({
-                "id": id,
-                "status": if expired { "EXPIRED" } else { status.as_str() },
-                "holder": holder.as_ref().map(|h| names.get(h).cloned().unwrap_or_else(|| h.clone())),
-                "until": until,
-                "ticket": ticketed.contains(id.as_str()),
-            }));
-        }
-    } else {
-        seats = seat_ids(room.settings.seats)
-            .into_iter()
-            .map(|id| json!({ "id": id, "status": "AVAILABLE" }))
-            .collect();
-    }
-    let (people, bots): (i64, i64) = sqlx::query_as(
+    let clock = super::clock::clock_now(&room);
+    // Every read below is independent of the others: sent at once, each on a connection of its
+    // own, so the state costs about two round trips, not ten.
+    let seat_map = seat_map(rooms, &room, clock);
+    let counts = sqlx::query_as::<_, (i64, i64)>(
         "select count(*) filter (where not bot), count(*) filter (where bot) from lastseat_rooms.participants where room = $1",
     )
     .bind(code)
-    .fetch_one(pool)
-    .await?;
-    let names: Vec<(i32, String)> = sqlx::query_as(
+    .fetch_one(pool);
+    let names = sqlx::query_as::<_, (i32, String)>(
         "select n, name from lastseat_rooms.participants where room = $1 and not bot order by n limit $2",
     )
     .bind(code)
     .bind(NAMES)
-    .fetch_all(pool)
-    .await?;
-    let double: i64 = sqlx::query_scalar(
+    .fetch_all(pool);
+    let double = sqlx::query_scalar::<_, i64>(
         "select count(*) from (select seat from lastseat_rooms.told where room = $1 and round = $2
             and (booked or until >= $3) group by seat having count(*) > 1) as t",
     )
     .bind(code)
     .bind(room.round)
     .bind(clock)
-    .fetch_one(pool)
-    .await?;
-    let refused: i64 = sqlx::query_scalar(
+    .fetch_one(pool);
+    let refused = sqlx::query_scalar::<_, i64>(
         "select count(*) from lastseat_rooms.requests where room = $1 and round = $2 and result->>'code' = '23505'",
     )
     .bind(code)
     .bind(room.round)
-    .fetch_one(pool)
-    .await?;
-    let feed: Vec<FeedRow> = sqlx::query_as(
+    .fetch_one(pool);
+    let feed = sqlx::query_as::<_, FeedRow>(
         "select r.actor, p.name, r.op->>'op', r.sql, r.result,
                 extract(epoch from r.answered_at - r.sent_at)::float8 * 1000
            from lastseat_rooms.requests r
@@ -135,8 +88,21 @@ pub async fn build(rooms: &Rooms, code: &str) -> Result<Value, RoomError> {
     .bind(code)
     .bind(room.round)
     .bind(FEED)
-    .fetch_all(pool)
-    .await?;
+    .fetch_all(pool);
+    let (map, (people, bots), names, double, refused, feed) = futures::try_join!(
+        seat_map,
+        async { counts.await.map_err(RoomError::from) },
+        async { names.await.map_err(RoomError::from) },
+        async { double.await.map_err(RoomError::from) },
+        async { refused.await.map_err(RoomError::from) },
+        async { feed.await.map_err(RoomError::from) },
+    )?;
+    let SeatMap {
+        seats,
+        sold,
+        never_released,
+        refunds,
+    } = map;
     let redis = if room.settings.defence.starts_with("redis") {
         rooms.inner().redis.check().await.err()
     } else {
@@ -169,4 +135,66 @@ pub async fn build(rooms: &Rooms, code: &str) -> Result<Value, RoomError> {
             "waited_ms": (ms * 10.0).round() / 10.0,
         })).collect::<Vec<_>>(),
     }))
+}
+
+/// The seat map and what it counts: seats sold, holds run out and never released, refunds.
+struct SeatMap {
+    seats: Vec<Value>,
+    sold: usize,
+    never_released: usize,
+    refunds: usize,
+}
+
+async fn seat_map(rooms: &Rooms, room: &Room, clock: i64) -> Result<SeatMap, RoomError> {
+    let (pool, code) = (rooms.pool(), room.code.as_str());
+    let mut seats: Vec<Value> = Vec::new();
+    let (mut sold, mut never_released, mut refunds) = (0, 0, 0);
+    if room.round > 0 {
+        let round = rooms.inner().pools.of(&room.schema());
+        let (rows, refund_rows, tickets) = futures::try_join!(
+            sqlx::query_as::<_, SeatRow>(sql::SNAPSHOT_SEATS)
+                .bind(SHOW)
+                .fetch_all(&round),
+            sqlx::query_as::<_, (String,)>(sql::SNAPSHOT_REFUNDS).fetch_all(&round),
+            sqlx::query_as::<_, (String, String, String)>(sql::SNAPSHOT_BOOKINGS)
+                .bind(SHOW)
+                .fetch_all(&round),
+        )?;
+        let ticketed: std::collections::BTreeSet<&str> =
+            tickets.iter().map(|t| t.0.as_str()).collect();
+        refunds = refund_rows.len();
+        let holders: Vec<String> = rows.iter().filter_map(|r| r.2.clone()).collect();
+        let names: HashMap<String, String> = sqlx::query_as(
+            "select actor, name from lastseat_rooms.participants where room = $1 and actor = any($2)",
+        )
+        .bind(code)
+        .bind(&holders)
+        .fetch_all(pool)
+        .await?
+        .into_iter()
+        .collect();
+        for (id, status, holder, _, until) in rows {
+            sold += (status == "BOOKED" || ticketed.contains(id.as_str())) as usize;
+            let expired = status == "HELD" && until.is_some_and(|u| u < clock);
+            never_released += expired as usize;
+            seats.push(json!({
+                "id": id,
+                "status": if expired { "EXPIRED" } else { status.as_str() },
+                "holder": holder.as_ref().map(|h| names.get(h).cloned().unwrap_or_else(|| h.clone())),
+                "until": until,
+                "ticket": ticketed.contains(id.as_str()),
+            }));
+        }
+    } else {
+        seats = seat_ids(room.settings.seats)
+            .into_iter()
+            .map(|id| json!({ "id": id, "status": "AVAILABLE" }))
+            .collect();
+    }
+    Ok(SeatMap {
+        seats,
+        sold,
+        never_released,
+        refunds,
+    })
 }

@@ -116,12 +116,12 @@ pub async fn create(pool: &PgPool, settings: &Settings) -> Result<(String, Strin
     ))
 }
 
-const ROOM_COLUMNS: &str =
+pub(crate) const ROOM_COLUMNS: &str =
     "code, seats, defence, gap_ms, hold_seconds, late_payments, duplicate_payments, \
      round, phase, (extract(epoch from race_at) * 1000)::bigint as race_at_ms, \
      (extract(epoch from clock_timestamp()) * 1000)::bigint as now_ms";
 
-fn room_of(row: &sqlx::postgres::PgRow) -> Result<Room, sqlx::Error> {
+pub(crate) fn room_of(row: &sqlx::postgres::PgRow) -> Result<Room, sqlx::Error> {
     Ok(Room {
         code: row.try_get("code")?,
         settings: Settings {

@@ -1,0 +1,64 @@
+//! Seeding a run's schema with its scenario in one round trip: the seats, the tickets of the
+//! seats that start BOOKED, and the clock.
+
+use shared::schedule::{Schedule, SeatStatus};
+use shared::sql;
+use sqlx::PgConnection;
+
+/// The whole seed in one round trip: the seats, as `sql::INSERT_SEAT` inserts them (`$1` the
+/// show, `$2`–`$6` a column each, one seat per index), the tickets of the seats that start
+/// BOOKED, as `sql::INSERT_BOOKING` does (`$7`–`$9`), and the clock, as `sql::SET_CLOCK` sets
+/// it (`$10`). Those three are what the psql export writes, a row at a time.
+const SEED: &str = "with seats as (
+  insert into show_seats (show_id, seat_id, status, holder, hold_id, held_until)
+  select $1, seat, status, holder, hold, until
+    from unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::int8[])
+      as t(seat, status, holder, hold, until)
+), tickets as (
+  insert into booking_seats (booking_id, show_id, seat_id, holder)
+  select booking, $1, seat, holder from unnest($7::text[], $8::text[], $9::text[])
+      as t(booking, seat, holder)
+)
+select setval('clock', $10)";
+
+/// Seeds the scenario: its seats, the tickets of seats that start BOOKED, and the clock.
+pub(super) async fn seed(
+    monitor: &mut PgConnection,
+    schedule: &Schedule,
+) -> Result<(), sqlx::Error> {
+    let scenario = schedule.scenario();
+    let mut seats = (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut tickets = (Vec::new(), Vec::new(), Vec::new());
+    for seat in &scenario.seats {
+        let hold_id = match seat.status {
+            SeatStatus::Available => None,
+            SeatStatus::Held | SeatStatus::Booked => seat.holder.as_deref().map(sql::initial_hold),
+        };
+        if let (SeatStatus::Booked, Some(holder), Some(booking_id)) =
+            (seat.status, &seat.holder, &hold_id)
+        {
+            tickets.0.push(booking_id.clone());
+            tickets.1.push(seat.id.clone());
+            tickets.2.push(holder.clone());
+        }
+        seats.0.push(seat.id.clone());
+        seats.1.push(seat.status.as_sql());
+        seats.2.push(seat.holder.clone());
+        seats.3.push(hold_id);
+        seats.4.push(seat.until);
+    }
+    sqlx::query(SEED)
+        .bind(scenario.show)
+        .bind(seats.0)
+        .bind(seats.1)
+        .bind(seats.2)
+        .bind(seats.3)
+        .bind(seats.4)
+        .bind(tickets.0)
+        .bind(tickets.1)
+        .bind(tickets.2)
+        .bind(scenario.clock)
+        .execute(monitor)
+        .await?;
+    Ok(())
+}

@@ -1,0 +1,190 @@
+//! What a participant's request leaves behind, in one statement: every operation it carried
+//! out recorded (with when it was sent and answered), what the phone was told it has, the
+//! participant free for their next request with the payment still to make, and the NOTIFY
+//! that every process serving the room hears. One statement is one transaction, so it is
+//! all or nothing, and it is idempotent (an operation already recorded is not recorded
+//! again), so that it can be sent again when the database restarted under it.
+
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use shared::schedule::{op_value, Op};
+
+use super::attempt::{Done, Kind, Planned};
+use super::store::{Participant, Room};
+use super::{live, RoomError};
+use crate::db::Fault;
+
+/// How long a request waits for a restarting database to take its record.
+const SETTLE_WAIT: Duration = Duration::from_secs(15);
+/// How long a record is tried again in the background after that.
+const SETTLE_BACKGROUND: Duration = Duration::from_secs(60);
+
+const SETTLE: &str = "
+with recorded as (
+    insert into lastseat_rooms.requests
+           (room, round, actor, op_index, op, sql, result, seen, clock, sent_at, answered_at)
+    select $1, $2, $3, i, op::jsonb, sql, result::jsonb, seen::jsonb, clock, to_timestamp(sent),
+           to_timestamp(sent) + took * interval '1 millisecond'
+      from unnest($4::int[], $5::text[], $6::text[], $7::text[], $8::text[], $9::bigint[],
+                  $10::float8[], $11::float8[]) as t(i, op, sql, result, seen, clock, sent, took)
+     where not exists (select 1 from lastseat_rooms.requests r
+                        where r.room = $1 and r.round = $2 and r.actor = $3 and r.op_index = t.i)
+), holds as (
+    insert into lastseat_rooms.told (room, round, n, seat, booked, until)
+    select $1, $2, $12, s, $15, $16 from unnest($14::text[]) as s where $13 = 'hold'
+    on conflict (room, round, n, seat) do update set booked = excluded.booked, until = excluded.until
+), paid as (
+    update lastseat_rooms.told set booked = true, until = null
+     where room = $1 and round = $2 and n = $12 and $13 = 'paid'
+), forgot as (
+    delete from lastseat_rooms.told where room = $1 and round = $2 and n = $12 and $13 = 'forget'
+), freed as (
+    update lastseat_rooms.participants set busy_until = null, pending = $17
+     where room = $1 and n = $12
+)
+select pg_notify($18, $1)";
+
+/// What a request leaves behind: its operations, what the phone now holds, the payment left.
+pub struct Settlement {
+    pub done: Vec<Done>,
+    pub kind: Kind,
+    pub holding: bool,
+    pub left: Vec<Planned>,
+}
+
+/// Sends the settlement; when the database is restarting, again until it takes it (for at
+/// most `SETTLE_WAIT` if `wait`, then in the background). The phone's answer is true only once
+/// its record is in: a request whose statements ran waits; one that ran nothing need not.
+pub async fn settle(
+    pool: &sqlx::PgPool,
+    room: &Room,
+    who: &Participant,
+    settlement: Settlement,
+    wait: bool,
+) -> Result<(), RoomError> {
+    let give_up = Instant::now() + if wait { SETTLE_WAIT } else { Duration::ZERO };
+    loop {
+        match send(pool, room, who, &settlement).await {
+            Ok(()) => return Ok(()),
+            Err(e) if Fault::of(&e).is_some() => {
+                if Fault::is_lost(&e) {
+                    crate::db::discard_dead(pool).await;
+                }
+                if Instant::now() >= give_up {
+                    let (pool, room, who) = (pool.clone(), room.clone(), who.clone());
+                    tokio::spawn(async move { in_background(pool, room, who, settlement).await });
+                    return Err(RoomError::Database(e));
+                }
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+            Err(e) => return Err(RoomError::Database(e)),
+        }
+    }
+}
+
+async fn in_background(pool: sqlx::PgPool, room: Room, who: Participant, settlement: Settlement) {
+    let give_up = Instant::now() + SETTLE_BACKGROUND;
+    while Instant::now() < give_up {
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        match send(&pool, &room, &who, &settlement).await {
+            Ok(()) => return,
+            Err(e) if Fault::is_lost(&e) => {
+                crate::db::discard_dead(&pool).await;
+            }
+            Err(e) if Fault::of(&e).is_some() => {}
+            Err(e) => {
+                tracing::warn!(error = %e, code = %room.code, "a request's record was not kept");
+                return;
+            }
+        }
+    }
+    tracing::warn!(code = %room.code, "a request's record was not kept: the database stayed away");
+}
+
+async fn send(
+    pool: &sqlx::PgPool,
+    room: &Room,
+    who: &Participant,
+    s: &Settlement,
+) -> Result<(), sqlx::Error> {
+    let secs = |t: SystemTime| {
+        t.duration_since(UNIX_EPOCH)
+            .map_or(0.0, |d| d.as_secs_f64())
+    };
+    let json = |v: serde_json::Value| v.to_string();
+    let done = &s.done;
+    let (mode, seats, booked, until) = told(room, &s.kind, s.holding, done);
+    let left: Vec<serde_json::Value> = s.left.iter().map(|(op, c)| op_value(op, *c)).collect();
+    sqlx::query(SETTLE)
+        .bind(&room.code)
+        .bind(room.round)
+        .bind(&who.actor)
+        .bind(done.iter().map(|d| d.op_index as i32).collect::<Vec<_>>())
+        .bind(
+            done.iter()
+                .map(|d| json(op_value(&d.op, d.condition)))
+                .collect::<Vec<_>>(),
+        )
+        .bind(done.iter().map(|d| d.sent.clone()).collect::<Vec<_>>())
+        .bind(
+            done.iter()
+                .map(|d| json(serde_json::to_value(&d.result).unwrap_or_default()))
+                .collect::<Vec<_>>(),
+        )
+        .bind(
+            done.iter()
+                .map(|d| json(serde_json::to_value(&d.seen).unwrap_or_default()))
+                .collect::<Vec<_>>(),
+        )
+        .bind(done.iter().map(|d| d.clock).collect::<Vec<_>>())
+        .bind(done.iter().map(|d| secs(d.sent_at)).collect::<Vec<_>>())
+        .bind(done.iter().map(|d| d.took_ms).collect::<Vec<_>>())
+        .bind(who.n)
+        .bind(mode)
+        .bind(seats)
+        .bind(booked)
+        .bind(until)
+        .bind(sqlx::types::Json(left))
+        .bind(live::CHANNEL)
+        .execute(pool)
+        .await?;
+    Ok(())
+}
+
+/// How the phone's told seats change: `hold` (these seats, booked or held until), `paid`,
+/// `forget`, or `none`.
+fn told(
+    room: &Room,
+    kind: &Kind,
+    holding: bool,
+    done: &[Done],
+) -> (&'static str, Vec<String>, bool, Option<i64>) {
+    match (kind, holding) {
+        (Kind::Tap(seats), true) => {
+            let took = done.iter().rev().find(|d| {
+                matches!(
+                    d.op,
+                    Op::Write { .. }
+                        | Op::Claim { .. }
+                        | Op::Book { .. }
+                        | Op::Hold { .. }
+                        | Op::RedisHold { .. }
+                )
+            });
+            let booked = matches!(
+                took.map(|d| &d.op),
+                Some(Op::Book { .. })
+                    | Some(Op::Write {
+                        status: shared::schedule::SeatStatus::Booked,
+                        ..
+                    })
+            );
+            let until =
+                (!booked).then(|| took.map_or(0, |d| d.clock) + room.settings.hold_seconds as i64);
+            ("hold", seats.clone(), booked, until)
+        }
+        (Kind::Pay, true) => ("paid", vec![], false, None),
+        (Kind::Tap(_), false) => ("none", vec![], false, None),
+        (_, false) | (Kind::Cancel, true) => ("forget", vec![], false, None),
+    }
+}
