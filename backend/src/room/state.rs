@@ -86,6 +86,8 @@ pub async fn build(rooms: &Rooms, code: &str) -> Result<Value, RoomError> {
                 "id": id,
                 "status": if expired { "EXPIRED" } else { status.as_str() },
                 "holder": holder.as_ref().map(|h| names.get(h).cloned().unwrap_or_else(|| h.clone())),
+                // The holder's actor name: a phone knows its own seats by it (names may repeat).
+                "actor": holder,
                 "until": until,
                 "ticket": ticketed.contains(id.as_str()),
             }));
