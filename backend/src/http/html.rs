@@ -1,7 +1,8 @@
 //! The page's HTML as it goes out: rendered for its address (`page.rs`) from Trunk's
 //! `index.html`, compressed once (brotli, gzip) and kept until `index.html` changes, sent in
 //! the best encoding the client accepts, with the Content-Security-Policy that allows the
-//! inline script and style sheets it carries by their hashes.
+//! inline script and style sheets it carries by their hashes. The live room's pages are a
+//! bundle of their own (`dist/room-page/`), whose one `index.html` is served the same way.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
