@@ -101,7 +101,7 @@ fn Feed(live: Live) -> impl IntoView {
         <section class="feed" aria-labelledby="feed-h">
             <h2 id="feed-h">"Every request, newest first"</h2>
             <Show when=move || !rows().is_empty() fallback=|| view! { <p class="muted">"No request yet this round."</p> }>
-                <table data-testid="feed">
+                <div class="feed-scroll"><table data-testid="feed">
                     <thead><tr><th scope="col">"who"</th><th scope="col">"the SQL it ran"</th><th scope="col">"PostgreSQL answered"</th><th scope="col">"took"</th></tr></thead>
                     <tbody>
                         {move || rows().into_iter().map(|r: Value| view! {
@@ -113,7 +113,7 @@ fn Feed(live: Live) -> impl IntoView {
                             </tr>
                         }).collect_view()}
                     </tbody>
-                </table>
+                </table></div>
             </Show>
         </section>
     }

@@ -57,7 +57,7 @@ pub fn RoomMap(
                     let (state, word) = look(&seat);
                     let class = format!("seat {state}{}", if mine { " seat-mine" } else { "" });
                     let owner = seat.holder.clone().filter(|_| seat.status != Status::Available);
-                    let owner = if mine { Some("you".to_string()) } else { owner };
+                    let owner = if mine { Some("by you".to_string()) } else { owner.map(|h| format!("by {h}")) };
                     let label = sentence(&seat, mine);
                     let status = match seat.status {
                         Status::Available => "AVAILABLE",
@@ -67,17 +67,18 @@ pub fn RoomMap(
                     };
                     let body = view! {
                         <span class="seat-top">
-                            <span class="seat-id">{seat.id.clone()}</span>
+                            <span class="seat-id">{seat.id.clone()}</span>" "
                             <span class="seat-word">{word}</span>
                         </span>
-                        {owner.map(|o| view! { <span class="seat-owner">{o}</span> })}
+                        {owner.map(|o| view! { " "<span class="seat-owner">{o}</span> })}
                     };
                     let testid = format!("room-seat-{}", seat.id);
                     match tap {
                         Some(tap) => {
                             let id = seat.id.clone();
                             view! {
-                                <button class=class aria-label=label data-testid=testid data-status=status
+                                // Its words are its name: what it shows is what a screen reader says.
+                                <button class=class data-testid=testid data-status=status
                                     data-holder=seat.holder.clone().unwrap_or_default()
                                     disabled=move || !can_tap.get()
                                     on:click=move |_| tap.run(id.clone())>{body}</button>

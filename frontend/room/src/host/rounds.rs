@@ -69,7 +69,7 @@ pub fn Rounds(live: Live) -> impl IntoView {
                         Ok(v) => {
                             let overlaps = overlap_words(&v);
                             let steps = v["entries"].as_u64().unwrap_or(0);
-                            let none = overlaps.is_empty().then(|| "No two statements overlapped: the model's outcome is what happened live.");
+                            let none = overlaps.is_empty().then_some("No two statements overlapped: the model's outcome is what happened live.");
                             view! {
                                 <li data-testid=format!("round-{n}")>
                                     <a class="open-sim" href=v["path"].as_str().unwrap_or("/chapter/5").to_string() data-testid=format!("open-round-{n}")>
