@@ -169,8 +169,8 @@ build_frontend() {
     # carries them: built after the chapters (whose build replaces dist/) into dist/room-page/,
     # which the server serves for /room/… (backend/src/http/html.rs).
     say "trunk build --release frontend/room (the live room's pages → dist/room-page/)"
-    (cd "$ROOT" && env "${std[@]}" trunk build --release frontend/room/index.html \
-        --dist dist/room-page --public-url /room-page/)
+    (cd "$ROOT" && env "${std[@]}" trunk build frontend/room/index.html \
+        --release --dist dist/room-page --public-url /room-page/)
     local wasm room_wasm
     wasm=$(ls "$ROOT"/dist/*.wasm 2>/dev/null | head -n 1)
     [ -n "$wasm" ] || die "trunk wrote no .wasm into dist/"
