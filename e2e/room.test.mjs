@@ -174,12 +174,13 @@ test('two phones race for one seat: exactly one holds it, the projector shows it
   const feed2 = await projector.page.locator('[data-testid="feed"] tbody tr').allInnerTexts();
   assert.ok(feed2.some((r) => r.startsWith(winnerName) && /released/.test(r)), `the feed shows the release: ${feed2}`);
 
-  // Bots race for the rest of round 2: every seat goes, none twice, and the phone left says so.
-  await host.page.locator('#bots').fill('20');
+  // Bots race for the rest of round 2, each for a seat picked at random: with a hundred of them
+  // every seat goes (all but surely), none twice, and the phone left out says so.
+  await host.page.locator('#bots').fill('100');
   await host.page.locator('[data-testid="release-bots"]').click();
-  await host.page.locator('[data-testid="host-notice"]').filter({ hasText: '20 bots are racing' }).waitFor({ timeout: 20_000 });
+  await host.page.locator('[data-testid="host-notice"]').filter({ hasText: '100 bots are racing' }).waitFor({ timeout: 20_000 });
   await lineOf(loser.page).filter({ hasText: 'sold out: every seat is taken' }).waitFor({ timeout: 30_000 });
-  await projector.page.locator('[data-testid="joined"]').filter({ hasText: '20 bots' }).waitFor({ timeout: 20_000 });
+  await projector.page.locator('[data-testid="joined"]').filter({ hasText: '100 bots' }).waitFor({ timeout: 20_000 });
   assert.equal(await projector.page.locator('[data-testid="score-double_bookings"]').innerText(), '0');
   await shot(projector.page, 'projector-bots-1280');
   await shot(loser.page, 'phone-sold-out-375');

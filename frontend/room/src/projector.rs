@@ -87,19 +87,35 @@ pub fn ProjectorPage(code: String) -> impl IntoView {
     }
 }
 
+/// How many of the latest requests the projector shows: few enough to read from the back.
+const FEED_ROWS: usize = 12;
+
+/// What PostgreSQL answered, from the feed's short form (`ok:1`, `error:55P03`, `held`, …).
+fn answer_words(short: &str) -> String {
+    match short.split_once(':') {
+        Some(("ok", "1")) => "1 row".to_string(),
+        Some(("ok", n)) => format!("{n} rows"),
+        Some(("error", code)) => format!("error {code}"),
+        _ => short.to_string(),
+    }
+}
+
 /// The latest requests, newest first.
 #[component]
 fn Feed(live: Live) -> impl IntoView {
     let rows = move || {
         live.state.with(|s| {
-            s.as_ref()
+            let mut rows = s
+                .as_ref()
                 .and_then(|s| s["feed"].as_array().cloned())
-                .unwrap_or_default()
+                .unwrap_or_default();
+            rows.truncate(FEED_ROWS);
+            rows
         })
     };
     view! {
         <section class="feed" aria-labelledby="feed-h">
-            <h2 id="feed-h">"Every request, newest first"</h2>
+            <h2 id="feed-h">"The latest requests, newest first"</h2>
             <Show when=move || !rows().is_empty() fallback=|| view! { <p class="muted">"No request yet this round."</p> }>
                 <div class="feed-scroll"><table data-testid="feed">
                     <thead><tr><th scope="col">"who"</th><th scope="col">"the SQL it ran"</th><th scope="col">"PostgreSQL answered"</th><th scope="col">"took"</th></tr></thead>
@@ -108,7 +124,7 @@ fn Feed(live: Live) -> impl IntoView {
                             <tr>
                                 <td>{r["who"].as_str().unwrap_or_default().to_string()}</td>
                                 <td><code>{r["sql"].as_str().map(str::to_string).unwrap_or_else(|| format!("({}: no statement)", r["op"].as_str().unwrap_or_default()))}</code></td>
-                                <td>{r["answer"].as_str().unwrap_or_default().to_string()}</td>
+                                <td>{answer_words(r["answer"].as_str().unwrap_or_default())}</td>
                                 <td>{format!("{} ms", r["waited_ms"])}</td>
                             </tr>
                         }).collect_view()}
