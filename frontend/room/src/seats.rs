@@ -17,15 +17,27 @@ fn look(seat: &RoomSeat) -> (&'static str, &'static str) {
     }
 }
 
+/// Whose the seat is, after its word: held *by* someone, sold *to* someone; none when free.
+fn owner(seat: &RoomSeat, mine: bool) -> Option<String> {
+    let to = if seat.ticket || seat.status == Status::Booked {
+        "to"
+    } else {
+        "by"
+    };
+    match (&seat.holder, mine) {
+        _ if seat.status == Status::Available => None,
+        (_, true) => Some(format!("{to} you")),
+        (Some(h), false) => Some(format!("{to} {h}")),
+        (None, false) => None,
+    }
+}
+
 /// A seat in a sentence, for a screen reader.
 fn sentence(seat: &RoomSeat, mine: bool) -> String {
     let (_, word) = look(seat);
-    match (&seat.holder, mine) {
-        (_, true) => format!("{}, {word}, yours", seat.id),
-        (Some(h), false) if seat.status != Status::Available => {
-            format!("{}, {word} by {h}", seat.id)
-        }
-        _ => format!("{}, {word}", seat.id),
+    match owner(seat, mine) {
+        Some(o) => format!("{}, {word} {o}", seat.id),
+        None => format!("{}, {word}", seat.id),
     }
 }
 
@@ -56,8 +68,7 @@ pub fn RoomMap(
                     let mine = me.is_some() && seat.actor == me;
                     let (state, word) = look(&seat);
                     let class = format!("seat {state}{}", if mine { " seat-mine" } else { "" });
-                    let owner = seat.holder.clone().filter(|_| seat.status != Status::Available);
-                    let owner = if mine { Some("by you".to_string()) } else { owner.map(|h| format!("by {h}")) };
+                    let owner = owner(&seat, mine);
                     let label = sentence(&seat, mine);
                     let status = match seat.status {
                         Status::Available => "AVAILABLE",
