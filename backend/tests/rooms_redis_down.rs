@@ -24,6 +24,16 @@ async fn without_redis_the_redis_hold_says_why_and_the_other_defences_work() {
             .contains("Redis at redis://127.0.0.1:1 is unavailable"),
         "{state}"
     );
+    // The facilitator's form offers it as unavailable, with the same reason.
+    let (_, options) = api.get("/api/rooms/options").await;
+    for d in options["defences"].as_array().unwrap() {
+        let why = d["unavailable"].as_str();
+        if d["name"] == "redis_hold" {
+            assert!(why.is_some_and(|w| w.contains("is unavailable")), "{d}");
+        } else {
+            assert!(why.is_none(), "{d}");
+        }
+    }
     let (status, body) = api
         .post(
             &format!("/api/rooms/{code}/rounds"),

@@ -1,7 +1,8 @@
 //! The page's HTML as it goes out: rendered for its address (`page.rs`) from Trunk's
 //! `index.html`, compressed once (brotli, gzip) and kept until `index.html` changes, sent in
 //! the best encoding the client accepts, with the Content-Security-Policy that allows the
-//! inline script and style sheets it carries by their hashes.
+//! inline script and style sheets it carries by their hashes. The live room's pages are a
+//! bundle of their own (`dist/room-page/`), whose one `index.html` is served the same way.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -42,10 +43,17 @@ fn key(page: Prerender) -> Option<u8> {
     }
 }
 
+/// The cache's key of the live room's pages (one HTML for all of them).
+const ROOM_KEY: Option<u8> = Some(u8::MAX);
+
+/// The live room's pages: a bundle of their own (`frontend/room/`), built into this folder of
+/// `dist/` so that the chapters' first visit never carries them.
+pub const ROOM_DIR: &str = "room-page";
+
 impl HtmlCache {
     /// `page` rendered from `index`, compressed: from the cache while `index` is the same.
-    async fn get(&self, page: Prerender, index: String) -> Arc<Rendered> {
-        let cached = self.lock().get(&key(page)).cloned();
+    async fn get(&self, key: Option<u8>, page: Prerender, index: String) -> Arc<Rendered> {
+        let cached = self.lock().get(&key).cloned();
         if let Some(rendered) = cached.filter(|r| r.index == index) {
             return rendered;
         }
@@ -53,7 +61,7 @@ impl HtmlCache {
         let rendered = tokio::task::spawn_blocking(move || Arc::new(render(page, index)))
             .await
             .expect("rendering a page does not panic");
-        self.lock().insert(key(page), rendered.clone());
+        self.lock().insert(key, rendered.clone());
         rendered
     }
 
@@ -81,13 +89,31 @@ fn render(page: Prerender, index: String) -> Rendered {
 
 /// The page's HTML for any address the app routes, with that page's words in it.
 pub async fn index(State(state): State<AppState>, request: Request) -> Response {
+    let page = Prerender::of(request.uri().path());
+    send(&state, request, "index.html", key(page), page).await
+}
+
+/// The live room's HTML (`/room/new`, `/room/{code}`, its `/host` and `/projector`): the room
+/// bundle's own `index.html`, which draws the page it finds in the address.
+pub async fn room(State(state): State<AppState>, request: Request) -> Response {
+    let file = format!("{ROOM_DIR}/index.html");
+    send(&state, request, &file, ROOM_KEY, Prerender::Nothing).await
+}
+
+async fn send(
+    state: &AppState,
+    request: Request,
+    file: &str,
+    key: Option<u8>,
+    page: Prerender,
+) -> Response {
     let Some(dist) = state.dist.as_ref() else {
         return StatusCode::NOT_FOUND.into_response();
     };
-    let index = match tokio::fs::read_to_string(dist.join("index.html")).await {
+    let index = match tokio::fs::read_to_string(dist.join(file)).await {
         Ok(index) => index,
         Err(e) => {
-            tracing::error!("cannot read {}/index.html: {e}", dist.display());
+            tracing::error!("cannot read {}/{file}: {e}", dist.display());
             return (
                 StatusCode::NOT_FOUND,
                 [(CONTENT_TYPE, "text/plain; charset=utf-8")],
@@ -96,8 +122,7 @@ pub async fn index(State(state): State<AppState>, request: Request) -> Response 
                 .into_response();
         }
     };
-    let page = Prerender::of(request.uri().path());
-    let rendered = state.html.get(page, index).await;
+    let rendered = state.html.get(key, page, index).await;
     let (encoding, body) = match Encoding::accepted(request.headers()) {
         Encoding::Brotli if rendered.brotli.is_some() => (Encoding::Brotli, &rendered.brotli),
         Encoding::Brotli | Encoding::Gzip if rendered.gzip.is_some() => {

@@ -1,5 +1,6 @@
 //! The HTTP API and the static page: `/api/health`, `/api/scenarios`, `/api/runs`,
-//! `/api/verify` (every order of a schedule on PostgreSQL, streamed), and the
+//! `/api/verify` (every order of a schedule on PostgreSQL, streamed), the live rooms
+//! (`/api/rooms…`, and their pages under `/room/…`, a bundle of their own), and the
 //! built frontend for every other path (precompressed, cached by hash, its HTML with the
 //! chapter's words already in it), served by an accept loop of our own (`listener.rs`) that
 //! bounds what a client connection may take, with fair admission of runs (`admission.rs`).
@@ -14,6 +15,7 @@ pub mod headers;
 mod html;
 pub mod listener;
 pub mod page;
+mod room_pages;
 mod rooms;
 mod rooms_events;
 mod rooms_host;
@@ -137,6 +139,7 @@ pub fn router(state: AppState) -> Router {
             post(routes::create_run).layer(DefaultBodyLimit::max(RUN_BODY_LIMIT)),
         )
         .merge(rooms::routes())
+        .merge(room_pages::routes())
         .route("/api/{*rest}", any(|| async { ApiError::NotFound }))
         // A run's report repeats the tables at every entry: gzip makes it a few percent of
         // its size (`Accept-Encoding: gzip`, which every browser sends).
@@ -160,6 +163,10 @@ pub fn router(state: AppState) -> Router {
                 .route("/", get(html::index))
                 .route("/index.html", get(html::index))
                 .route("/chapter/{n}", get(html::index))
+                // The live room's pages are a bundle of their own (`html::ROOM_DIR`).
+                .route("/room/{code}", get(html::room))
+                .route("/room/{code}/host", get(html::room))
+                .route("/room/{code}/projector", get(html::room))
                 .fallback_service(files)
                 .layer(middleware::from_fn(assets::cache_headers));
             api.merge(page)

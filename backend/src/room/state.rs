@@ -181,6 +181,8 @@ async fn seat_map(rooms: &Rooms, room: &Room, clock: i64) -> Result<SeatMap, Roo
                 "id": id,
                 "status": if expired { "EXPIRED" } else { status.as_str() },
                 "holder": holder.as_ref().map(|h| names.get(h).cloned().unwrap_or_else(|| h.clone())),
+                // The holder's actor name: a phone knows its own seats by it (names may repeat).
+                "actor": holder,
                 "until": until,
                 "ticket": ticketed.contains(id.as_str()),
             }));

@@ -12,6 +12,7 @@ use crate::Outcome;
 pub mod app;
 pub mod map;
 pub mod phone;
+pub mod room;
 pub mod step;
 
 pub use app::{app_at, App, Got, Refusal, Said};
