@@ -15,8 +15,8 @@ use shared::schedule::Op;
 use shared::{defences, Schedule};
 
 use super::rooms::MAX_TAP_SEATS;
-use super::rooms_io::Refused;
-use super::{ApiError, AppState};
+use super::rooms_io::{room_api, Refused};
+use super::AppState;
 use crate::room::settings::{self, Settings, ROOM_DEFENCES};
 use crate::room::{bots, schedule, store, RoomError};
 
@@ -30,14 +30,6 @@ pub fn routes() -> Router<AppState> {
         .route("/api/rooms/{code}/rounds/{n}/sandbox", get(sandbox))
 }
 
-fn ready(state: &AppState) -> Result<std::sync::Arc<super::rooms::RoomApi>, Refused> {
-    state
-        .readiness
-        .check()
-        .map_err(|r| ApiError::NotReady(r).into_response())?;
-    Ok(state.room_api())
-}
-
 /// Whether defence `name` holds the seat first and books when the participant pays: its
 /// program has a payment (the server splits a tap from a payment there).
 fn pays(name: &str) -> bool {
@@ -48,7 +40,7 @@ fn pays(name: &str) -> bool {
 /// `GET /api/rooms/options`: every defence a room offers (its summary, whether it takes a
 /// payment, and why it is unavailable if it is), the defaults and the bounds.
 async fn options(State(state): State<AppState>) -> Result<Response, Refused> {
-    let api = ready(&state)?;
+    let api = room_api(&state)?;
     let redis = api.rooms.inner().redis.check().await.err();
     let offered: Vec<Value> = ROOM_DEFENCES
         .iter()
@@ -82,7 +74,7 @@ async fn sandbox(
     State(state): State<AppState>,
     Path((raw, n)): Path<(String, String)>,
 ) -> Result<Response, Refused> {
-    let api = ready(&state)?;
+    let api = room_api(&state)?;
     let code = store::code(&raw)?;
     let n: i32 = n.parse().ok().filter(|n| *n >= 1).ok_or_else(|| {
         Refused::from(RoomError::invalid(
