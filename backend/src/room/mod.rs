@@ -80,6 +80,9 @@ pub struct Inner {
     pub live: live::Live,
     /// Bots of this process still racing (started and not yet answered for good).
     pub bots_running: std::sync::atomic::AtomicUsize,
+    /// The participants (room code, number) whose last request's record this process is
+    /// still sending in the background (`record.rs`): their lease is freed when it lands.
+    settling: std::sync::Mutex<std::collections::HashSet<(String, i32)>>,
 }
 
 impl Rooms {
@@ -100,6 +103,7 @@ impl Rooms {
             redis: redis::Redis::from_env(),
             live: live::Live::default(),
             bots_running: Default::default(),
+            settling: Default::default(),
             pool,
         }));
         live::start(&rooms);
@@ -112,5 +116,25 @@ impl Rooms {
     }
     pub fn inner(&self) -> &Inner {
         &self.0
+    }
+
+    /// Whether this process is still sending participant `n`'s last record in room `code`.
+    pub fn settling(&self, code: &str, n: i32) -> bool {
+        let settling = self.0.settling.lock().unwrap_or_else(|e| e.into_inner());
+        settling.contains(&(code.to_string(), n))
+    }
+    fn set_settling(&self, code: &str, n: i32, on: bool) {
+        let mut settling = self.0.settling.lock().unwrap_or_else(|e| e.into_inner());
+        if on {
+            settling.insert((code.to_string(), n));
+        } else {
+            settling.remove(&(code.to_string(), n));
+        }
+    }
+    pub(crate) fn settling_begins(&self, code: &str, n: i32) {
+        self.set_settling(code, n, true);
+    }
+    pub(crate) fn settling_ends(&self, code: &str, n: i32) {
+        self.set_settling(code, n, false);
     }
 }

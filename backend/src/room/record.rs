@@ -11,7 +11,7 @@ use shared::schedule::{op_value, Op};
 
 use super::attempt::{Done, Kind, Planned};
 use super::store::{Participant, Room};
-use super::{live, RoomError};
+use super::{live, RoomError, Rooms};
 use crate::db::Fault;
 
 /// How long a request waits for a restarting database to take its record.
@@ -56,12 +56,13 @@ pub struct Settlement {
 /// most `SETTLE_WAIT` if `wait`, then in the background). The phone's answer is true only once
 /// its record is in: a request whose statements ran waits; one that ran nothing need not.
 pub async fn settle(
-    pool: &sqlx::PgPool,
+    rooms: &Rooms,
     room: &Room,
     who: &Participant,
     settlement: Settlement,
     wait: bool,
 ) -> Result<(), RoomError> {
+    let pool = rooms.pool();
     let give_up = Instant::now() + if wait { SETTLE_WAIT } else { Duration::ZERO };
     loop {
         match send(pool, room, who, &settlement).await {
@@ -71,8 +72,12 @@ pub async fn settle(
                     crate::db::discard_dead(pool).await;
                 }
                 if Instant::now() >= give_up {
-                    let (pool, room, who) = (pool.clone(), room.clone(), who.clone());
-                    tokio::spawn(async move { in_background(pool, room, who, settlement).await });
+                    let (rooms, room, who) = (rooms.clone(), room.clone(), who.clone());
+                    rooms.settling_begins(&room.code, who.n);
+                    tokio::spawn(async move {
+                        in_background(rooms.pool(), &room, &who, settlement).await;
+                        rooms.settling_ends(&room.code, who.n);
+                    });
                     return Err(RoomError::Database(e));
                 }
                 tokio::time::sleep(Duration::from_millis(200)).await;
@@ -82,14 +87,19 @@ pub async fn settle(
     }
 }
 
-async fn in_background(pool: sqlx::PgPool, room: Room, who: Participant, settlement: Settlement) {
+async fn in_background(
+    pool: &sqlx::PgPool,
+    room: &Room,
+    who: &Participant,
+    settlement: Settlement,
+) {
     let give_up = Instant::now() + SETTLE_BACKGROUND;
     while Instant::now() < give_up {
-        tokio::time::sleep(Duration::from_millis(500)).await;
-        match send(&pool, &room, &who, &settlement).await {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        match send(pool, room, who, &settlement).await {
             Ok(()) => return,
             Err(e) if Fault::is_lost(&e) => {
-                crate::db::discard_dead(&pool).await;
+                crate::db::discard_dead(pool).await;
             }
             Err(e) if Fault::of(&e).is_some() => {}
             Err(e) => {

@@ -80,7 +80,7 @@ pub async fn act_by_token(
                     holding: false,
                     left: pending,
                 };
-                record::settle(rooms.pool(), &begun.room, &begun.who, untouched, false).await?;
+                record::settle(rooms, &begun.room, &begun.who, untouched, false).await?;
             }
             return Err(e);
         }
@@ -105,7 +105,7 @@ pub async fn act(
                 holding: false,
                 left: pending,
             };
-            record::settle(rooms.pool(), &begun.room, &begun.who, untouched, false).await?;
+            record::settle(rooms, &begun.room, &begun.who, untouched, false).await?;
         }
         return Err(RoomError::Conflict(
             "this round is over: wait for the next one".into(),
@@ -128,8 +128,16 @@ async fn proceed(rooms: &Rooms, begun: begin::Begun, kind: Kind) -> Result<Reply
             _ => "the round has not started yet: wait for the countdown".to_string(),
         }));
     }
-    let pool = rooms.pool();
     let Some(pending) = pending else {
+        if rooms.settling(&room.code, who.n) {
+            // Their last request was answered with a 503 while the database restarted; its
+            // record (which frees them) is still being sent in the background.
+            return Err(RoomError::Unavailable(
+                "the database is restarting: your last request's record is still being kept; \
+                 try again in a moment"
+                    .into(),
+            ));
+        }
         return Err(RoomError::Conflict(
             "your last request is still being answered: wait for it".into(),
         ));
@@ -176,7 +184,7 @@ async fn proceed(rooms: &Rooms, begun: begin::Begun, kind: Kind) -> Result<Reply
     // The phone's answer waits for the record of what ran; a request that ran nothing does
     // not keep its phone waiting for a restarting database.
     let ran_something = !settlement.done.is_empty();
-    record::settle(pool, room, who, settlement, ran_something).await?;
+    record::settle(rooms, room, who, settlement, ran_something).await?;
     outcome
 }
 
