@@ -66,6 +66,8 @@ pub const CLOSE_BOUND: Duration = Duration::from_secs(2);
 /// How many times a run is tried when the machine was too slow for its deadlock
 /// (`ExecError::TooSlow`): each try starts again from the start, in a schema of its own.
 pub const PACE_TRIES: usize = 3;
+/// How long after a try too slow for its deadlock the next one starts, times the tries so far.
+const PACE_BACKOFF: Duration = Duration::from_millis(250);
 
 /// The first half of the advisory lock key that a run's monitor connection holds, for as long as
 /// the run's schema may exist, on the schema's name (the second half is `hashtext(name)`).
@@ -273,6 +275,9 @@ async fn run_within(
             if tries < PACE_TRIES {
                 tracing::info!(why = %why, tries, "a run was too slow for its deadlock; trying again");
                 session.close(false).await;
+                // A busy moment passes: the next try waits a little longer for it to.
+                let pause = PACE_BACKOFF * tries as u32;
+                tokio::time::sleep_until(deadline.min(Instant::now() + pause)).await;
                 continue;
             }
         }

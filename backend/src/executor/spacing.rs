@@ -71,6 +71,21 @@ pub(crate) fn outlasted(
         .find(|&(_, lasted)| lasted >= PACE_LIMIT)
 }
 
+/// Whether a wait seen to begin at `began`, not yet `checked`, should have had its deadlock
+/// check before that of a wait that surely began after `victim_floor`: it began before that
+/// by more than half the spacing of waits (closer, as when one commit wakes both, either
+/// check may run first).
+pub(crate) fn checked_first(
+    began: Option<Instant>,
+    checked: bool,
+    victim_floor: Option<Instant>,
+) -> bool {
+    match (began, victim_floor) {
+        (Some(began), Some(floor)) => !checked && floor > began + WAIT_SPACING / 2,
+        _ => false,
+    }
+}
+
 /// The seats a statement, or a transaction so far, may hold or wait for locks on.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Seats {
@@ -351,5 +366,17 @@ mod tests {
             outlasted(2, now, &[false, true, true], &began, &[false; 3]),
             None
         );
+    }
+
+    #[test]
+    fn an_older_unchecked_wait_should_have_been_checked_before_a_clearly_later_one() {
+        let t = Instant::now();
+        let later = Some(t + WAIT_SPACING);
+        assert!(checked_first(Some(t), false, later));
+        // Checked already, or begun about together (one commit woke both): either may fail.
+        assert!(!checked_first(Some(t), true, later));
+        assert!(!checked_first(Some(t), false, Some(t + WAIT_SPACING / 2)));
+        assert!(!checked_first(None, false, later));
+        assert!(!checked_first(Some(t), false, None));
     }
 }
