@@ -107,15 +107,24 @@ pub(crate) struct Driver<'a> {
     deadlock_foreseen: bool,
     /// Per actor: its current wait has had its deadlock check (the executor waited it out).
     checked: Vec<bool>,
-    /// Per actor: a moment its current wait surely began after (the monitor's last question
-    /// before it was seen, or the statement's sending), hence its deadlock check a second after.
+    /// Per actor: a moment its current wait, as the blockers last changed, surely began after
+    /// (the monitor's last question before it was seen, or the statement's sending).
     wait_floor: Vec<Option<Instant>>,
+    /// Per actor: a moment its wait surely began after, counting only waits for another lock
+    /// (a session blocked anew, or on another lock): PostgreSQL's deadlock timer starts again
+    /// only then, not when the sessions ahead of it in a queue change.
+    episode_floor: Vec<Option<Instant>>,
     /// Per actor: when its statement in flight was sent.
     sent_at: Vec<Option<Instant>>,
     /// When the monitor last asked which sessions are blocked.
     last_asked: Option<Instant>,
-    /// A wait began when another had lasted past `PACE_LIMIT` unchecked: what happened.
+    /// A wait began when another had lasted past `PACE_LIMIT` unchecked, or a deadlock's
+    /// victim was not the wait its check should have come first for: what happened.
     pace_lost: Option<String>,
+    /// Deadlock victims (first) each with a wait on its cycle that began clearly before it,
+    /// unchecked (second): PostgreSQL checks the older wait first, so unless that one fails
+    /// too, the checks ran out of order (`spacing::checked_first`).
+    victims_out_of_turn: Vec<(usize, usize)>,
 }
 
 impl<'a> Driver<'a> {
@@ -144,9 +153,11 @@ impl<'a> Driver<'a> {
             deadlock_foreseen: deadlock_foreseen(schedule),
             checked: vec![false; n],
             wait_floor: vec![None; n],
+            episode_floor: vec![None; n],
             sent_at: vec![None; n],
             last_asked: None,
             pace_lost: None,
+            victims_out_of_turn: Vec::new(),
         }
     }
 
@@ -324,6 +335,7 @@ impl<'a> Driver<'a> {
             for c in arrived {
                 self.complete(c, k)?;
             }
+            self.watch_victims();
             let waiting: Vec<usize> = (0..self.pending.len())
                 .filter(|&a| self.pending[a].is_some())
                 .collect();
@@ -364,6 +376,9 @@ impl<'a> Driver<'a> {
                     // a deadlock check of its own `deadlock_timeout` from now.
                     self.wait_began[a] = Some(seen);
                     self.wait_floor[a] = self.last_asked.max(self.sent_at[a]);
+                    if self.blockers[a].is_empty() || state.awaiting != self.awaiting[a] {
+                        self.episode_floor[a] = self.wait_floor[a];
+                    }
                     self.checked[a] = false;
                     began.push(a);
                 }
@@ -455,6 +470,9 @@ impl<'a> Driver<'a> {
         })?;
         let op = &self.schedule.actors()[a].program[p.op_index];
         let (result, seen) = answer::step(op, c.answer, p.commit_of_failed, self.clients.clock)?;
+        if matches!(&result, StepResult::Error { code, .. } if code == "40P01") {
+            self.note_victim(a);
+        }
         self.committed |= match op {
             Op::Commit => matches!(result, StepResult::Ok { .. }),
             _ => p.autocommit && writes(op),
@@ -466,6 +484,7 @@ impl<'a> Driver<'a> {
         self.wait_began[a] = None;
         self.checked[a] = false;
         self.wait_floor[a] = None;
+        self.episode_floor[a] = None;
         self.sent_at[a] = None;
         // Its locks go when its transaction ends (an aborted one's, conservatively, only then).
         if matches!(op, Op::Commit | Op::Rollback) || p.autocommit {
@@ -492,7 +511,7 @@ impl<'a> Driver<'a> {
             .map(|w| blocked[w] && self.reaches(a, w) && self.reaches(w, a))
             .collect();
         if let Some((w, lasted)) =
-            spacing::outlasted(a, now, &on_cycle, &self.wait_floor, &self.checked)
+            spacing::outlasted(a, now, &on_cycle, &self.episode_floor, &self.checked)
         {
             let names = self.schedule.actors();
             self.pace_lost = Some(format!(
@@ -503,6 +522,48 @@ impl<'a> Driver<'a> {
                 lasted.as_millis(),
                 shared::sql::DEADLOCK_TIMEOUT_MS
             ));
+        }
+    }
+
+    /// Notes, where the model foresees a deadlock, the waits on the cycle that victim `v`'s
+    /// deadlock error broke (the blockers last seen) whose check should have come before `v`'s.
+    fn note_victim(&mut self, v: usize) {
+        if !self.deadlock_foreseen {
+            return;
+        }
+        for w in 0..self.pending.len() {
+            let on_cycle = w != v
+                && self.pending[w].is_some()
+                && !self.blockers[w].is_empty()
+                && self.reaches(v, w)
+                && self.reaches(w, v);
+            if on_cycle
+                && spacing::checked_first(
+                    self.wait_began[w],
+                    self.checked[w],
+                    self.episode_floor[v],
+                )
+            {
+                self.victims_out_of_turn.push((v, w));
+            }
+        }
+    }
+
+    /// After a batch of answers: a victim noted by `note_victim` whose older wait on the
+    /// cycle is still waiting (it did not fail as well) means that PostgreSQL ran the two
+    /// deadlock checks out of their turn (a session a loaded machine left without the CPU for
+    /// longer than the spacing of waits), or the older one's before the cycle closed; the run
+    /// is then tried again (`ExecError::TooSlow`), as the model assumes the checks in turn.
+    fn watch_victims(&mut self) {
+        for (v, w) in std::mem::take(&mut self.victims_out_of_turn) {
+            if self.pace_lost.is_none() && self.pending[w].is_some() {
+                let names = self.schedule.actors();
+                self.pace_lost = Some(format!(
+                    "{} failed a deadlock check while {}, who began to wait before {} on the \
+                     same cycle, kept waiting: PostgreSQL checked the later wait first",
+                    names[v].name, names[w].name, names[v].name
+                ));
+            }
         }
     }
 
