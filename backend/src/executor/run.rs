@@ -114,6 +114,9 @@ pub(crate) struct Driver<'a> {
     /// (a session blocked anew, or on another lock): PostgreSQL's deadlock timer starts again
     /// only then, not when the sessions ahead of it in a queue change.
     episode_floor: Vec<Option<Instant>>,
+    /// Per actor: when its current wait was first seen on a deadlock cycle (the cycle surely
+    /// closed before), where the model foresees a deadlock.
+    cycle_seen: Vec<Option<Instant>>,
     /// Per actor: when its statement in flight was sent.
     sent_at: Vec<Option<Instant>>,
     /// When the monitor last asked which sessions are blocked.
@@ -154,6 +157,7 @@ impl<'a> Driver<'a> {
             checked: vec![false; n],
             wait_floor: vec![None; n],
             episode_floor: vec![None; n],
+            cycle_seen: vec![None; n],
             sent_at: vec![None; n],
             last_asked: None,
             pace_lost: None,
@@ -378,6 +382,7 @@ impl<'a> Driver<'a> {
                     self.wait_floor[a] = self.last_asked.max(self.sent_at[a]);
                     if self.blockers[a].is_empty() || state.awaiting != self.awaiting[a] {
                         self.episode_floor[a] = self.wait_floor[a];
+                        self.cycle_seen[a] = None;
                     }
                     self.checked[a] = false;
                     began.push(a);
@@ -485,6 +490,7 @@ impl<'a> Driver<'a> {
         self.checked[a] = false;
         self.wait_floor[a] = None;
         self.episode_floor[a] = None;
+        self.cycle_seen[a] = None;
         self.sent_at[a] = None;
         // Its locks go when its transaction ends (an aborted one's, conservatively, only then).
         if matches!(op, Op::Commit | Op::Rollback) || p.autocommit {
@@ -504,14 +510,20 @@ impl<'a> Driver<'a> {
     /// deadlock check (`spacing::outlasted`) unbeknown to the model, which would let that wait
     /// find the cycle. A cycle closes when one of its waits begins, so every such cycle is seen.
     fn watch_pace(&mut self, a: usize, now: Instant, blocked: &[bool]) {
-        if !self.deadlock_foreseen || self.pace_lost.is_some() {
+        if !self.deadlock_foreseen {
             return;
         }
         let on_cycle: Vec<bool> = (0..blocked.len())
             .map(|w| blocked[w] && self.reaches(a, w) && self.reaches(w, a))
             .collect();
+        for w in (0..on_cycle.len()).filter(|&w| on_cycle[w] || w == a) {
+            self.cycle_seen[w].get_or_insert(now);
+        }
+        if self.pace_lost.is_some() {
+            return;
+        }
         if let Some((w, lasted)) =
-            spacing::outlasted(a, now, &on_cycle, &self.episode_floor, &self.checked)
+            spacing::outlasted(a, now, &on_cycle, &self.wait_floor, &self.checked)
         {
             let names = self.schedule.actors();
             self.pace_lost = Some(format!(
@@ -541,6 +553,8 @@ impl<'a> Driver<'a> {
                 && spacing::checked_first(
                     self.wait_began[w],
                     self.checked[w],
+                    self.episode_floor[w],
+                    self.cycle_seen[w],
                     self.episode_floor[v],
                 )
             {

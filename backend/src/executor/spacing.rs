@@ -71,17 +71,24 @@ pub(crate) fn outlasted(
         .find(|&(_, lasted)| lasted >= PACE_LIMIT)
 }
 
-/// Whether a wait seen to begin at `began`, not yet `checked`, should have had its deadlock
-/// check before that of a wait that surely began after `victim_floor`: it began before that
-/// by more than half the spacing of waits (closer, as when one commit wakes both, either
-/// check may run first).
+/// Whether a wait should have had its deadlock check before that of a wait that surely began
+/// after `victim_floor`, so that it, not the other, would have failed: it was seen to begin
+/// (`began`) before that by more than half the spacing of waits (closer, as when one commit
+/// wakes both, either check may run first), it is not known to be `checked`, and its check
+/// (`deadlock_timeout` after `episode_floor`, a moment its wait for this lock surely began
+/// after) surely came after the cycle closed (it was seen on it at `cycle_seen`).
 pub(crate) fn checked_first(
     began: Option<Instant>,
     checked: bool,
+    episode_floor: Option<Instant>,
+    cycle_seen: Option<Instant>,
     victim_floor: Option<Instant>,
 ) -> bool {
-    match (began, victim_floor) {
-        (Some(began), Some(floor)) => !checked && floor > began + WAIT_SPACING / 2,
+    let timeout = Duration::from_millis(shared::sql::DEADLOCK_TIMEOUT_MS);
+    match (began, episode_floor, cycle_seen, victim_floor) {
+        (Some(began), Some(episode), Some(cycle), Some(floor)) => {
+            !checked && floor > began + WAIT_SPACING / 2 && episode + timeout > cycle
+        }
         _ => false,
     }
 }
@@ -371,12 +378,18 @@ mod tests {
     #[test]
     fn an_older_unchecked_wait_should_have_been_checked_before_a_clearly_later_one() {
         let t = Instant::now();
-        let later = Some(t + WAIT_SPACING);
-        assert!(checked_first(Some(t), false, later));
+        let (later, cycle) = (Some(t + WAIT_SPACING), Some(t + WAIT_SPACING));
+        assert!(checked_first(Some(t), false, Some(t), cycle, later));
         // Checked already, or begun about together (one commit woke both): either may fail.
-        assert!(!checked_first(Some(t), true, later));
-        assert!(!checked_first(Some(t), false, Some(t + WAIT_SPACING / 2)));
-        assert!(!checked_first(None, false, later));
-        assert!(!checked_first(Some(t), false, None));
+        assert!(!checked_first(Some(t), true, Some(t), cycle, later));
+        let together = Some(t + WAIT_SPACING / 2);
+        assert!(!checked_first(Some(t), false, Some(t), cycle, together));
+        // Its check may have run before the cycle closed: then the later wait finds it.
+        let late_cycle = Some(t + Duration::from_millis(shared::sql::DEADLOCK_TIMEOUT_MS));
+        assert!(!checked_first(Some(t), false, Some(t), late_cycle, later));
+        // Not known: no claim.
+        assert!(!checked_first(None, false, Some(t), cycle, later));
+        assert!(!checked_first(Some(t), false, Some(t), None, later));
+        assert!(!checked_first(Some(t), false, Some(t), cycle, None));
     }
 }
