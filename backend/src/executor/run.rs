@@ -128,6 +128,8 @@ pub(crate) struct Driver<'a> {
     /// unchecked (second): PostgreSQL checks the older wait first, so unless that one fails
     /// too, the checks ran out of order (`spacing::checked_first`).
     victims_out_of_turn: Vec<(usize, usize)>,
+    /// The actors whose statement failed with a deadlock in the current batch of answers.
+    failed_in_batch: Vec<usize>,
 }
 
 impl<'a> Driver<'a> {
@@ -162,6 +164,7 @@ impl<'a> Driver<'a> {
             last_asked: None,
             pace_lost: None,
             victims_out_of_turn: Vec::new(),
+            failed_in_batch: Vec::new(),
         }
     }
 
@@ -540,6 +543,7 @@ impl<'a> Driver<'a> {
     /// Notes, where the model foresees a deadlock, the waits on the cycle that victim `v`'s
     /// deadlock error broke (the blockers last seen) whose check should have come before `v`'s.
     fn note_victim(&mut self, v: usize) {
+        self.failed_in_batch.push(v);
         if !self.deadlock_foreseen {
             return;
         }
@@ -564,17 +568,19 @@ impl<'a> Driver<'a> {
     }
 
     /// After a batch of answers: a victim noted by `note_victim` whose older wait on the
-    /// cycle is still waiting (it did not fail as well) means that PostgreSQL ran the two
-    /// deadlock checks out of their turn (a session a loaded machine left without the CPU for
-    /// longer than the spacing of waits), or the older one's before the cycle closed; the run
-    /// is then tried again (`ExecError::TooSlow`), as the model assumes the checks in turn.
+    /// cycle did not fail as well (it still waits, or the victim's end let it answer) means
+    /// that PostgreSQL ran the two deadlock checks out of their turn (a session a loaded
+    /// machine left without the CPU for longer than the spacing of waits); the run is then
+    /// tried again (`ExecError::TooSlow`), as the model assumes the checks in turn.
     fn watch_victims(&mut self) {
+        let failed = std::mem::take(&mut self.failed_in_batch);
         for (v, w) in std::mem::take(&mut self.victims_out_of_turn) {
-            if self.pace_lost.is_none() && self.pending[w].is_some() {
+            // Woken by the victim's end, the older wait may have answered in the same batch.
+            if self.pace_lost.is_none() && !failed.contains(&w) {
                 let names = self.schedule.actors();
                 self.pace_lost = Some(format!(
                     "{} failed a deadlock check while {}, who began to wait before {} on the \
-                     same cycle, kept waiting: PostgreSQL checked the later wait first",
+                     same cycle, did not: PostgreSQL checked the later wait first",
                     names[v].name, names[w].name, names[v].name
                 ));
             }
