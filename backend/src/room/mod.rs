@@ -123,18 +123,12 @@ impl Rooms {
         let settling = self.0.settling.lock().unwrap_or_else(|e| e.into_inner());
         settling.contains(&(code.to_string(), n))
     }
-    fn set_settling(&self, code: &str, n: i32, on: bool) {
-        let mut settling = self.0.settling.lock().unwrap_or_else(|e| e.into_inner());
-        if on {
-            settling.insert((code.to_string(), n));
-        } else {
-            settling.remove(&(code.to_string(), n));
-        }
-    }
     pub(crate) fn settling_begins(&self, code: &str, n: i32) {
-        self.set_settling(code, n, true);
+        let mut settling = self.0.settling.lock().unwrap_or_else(|e| e.into_inner());
+        settling.insert((code.to_string(), n));
     }
     pub(crate) fn settling_ends(&self, code: &str, n: i32) {
-        self.set_settling(code, n, false);
+        let mut settling = self.0.settling.lock().unwrap_or_else(|e| e.into_inner());
+        settling.remove(&(code.to_string(), n));
     }
 }

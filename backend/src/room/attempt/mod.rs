@@ -133,8 +133,8 @@ async fn proceed(rooms: &Rooms, begun: begin::Begun, kind: Kind) -> Result<Reply
             // Their last request was answered with a 503 while the database restarted; its
             // record (which frees them) is still being sent in the background.
             return Err(RoomError::Unavailable(
-                "the database is restarting: your last request's record is still being kept; \
-                 try again in a moment"
+                "the database is restarting: your last request is still being saved; try \
+                 again in a moment"
                     .into(),
             ));
         }
