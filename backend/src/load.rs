@@ -1,6 +1,6 @@
 //! `backend load`: drives the real room API of a running server with N concurrent clients, as a
 //! release day would. It makes a room with the defence and seats asked for, joins the buyers
-//! (20 per client with a duration, one without), starts a round, and each client taps a random
+//! (100 per client with a duration, one without), starts a round, and each client taps a random
 //! seat as each of its buyers in turn (and pays, where the defence has a payment), again and
 //! again until the duration is over (or once, without one). A projector's event stream watches
 //! how long a winning tap takes to show. Then it prints
@@ -160,9 +160,10 @@ fn expect(what: &str, (status, body): (u16, Value), ok: u16) -> Result<Value, St
     }
 }
 
-/// Buyers each client taps as in turn (so that no one buyer meets the per-participant rate
-/// limit), joined before the clock starts: one each without a duration.
-const BUYERS_PER_CLIENT: usize = 20;
+/// Buyers each client taps as in turn, joined before the clock starts (one each without a
+/// duration): enough that no one buyer meets the per-participant rate limit, nor uses up the
+/// operations a buyer has in a round (`MAX_OPS_PER_ACTOR`) within a run of a few seconds.
+const BUYERS_PER_CLIENT: usize = 100;
 
 /// Joins every client's buyers; their tokens, per client.
 async fn join_all(

@@ -166,7 +166,7 @@ async fn join(
     let (p, token) = joined
         .pop()
         .ok_or_else(|| Refused::from(RoomError::Internal("nobody joined".into())))?;
-    store::notify(api.rooms.pool(), &code).await;
+    api.rooms.changed(&code);
     Ok((
         StatusCode::CREATED,
         Json(json!({ "token": token, "n": p.n, "name": p.name, "actor": p.actor })),

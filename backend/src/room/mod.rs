@@ -8,7 +8,8 @@
 //! By concept: `settings` (what a facilitator chooses, validated), `store` (rooms, participants,
 //! tokens), `booking` (the round's schema and its pool), `exec` (one statement and its answer),
 //! `attempt` (a tap, a payment, a cancel), `redis` (the real Redis of the Redis hold), `state`
-//! (what every screen shows), `live` (LISTEN/NOTIFY fan-out to the event streams), `ticker`
+//! (what every screen shows), `live` (LISTEN/NOTIFY fan-out to the event streams), `notifier`
+//! (this process's NOTIFYs, coalesced), `ticker`
 //! (the round's clock, idle rooms swept), `bots`, `schedule` (a round as a format v1 file).
 
 pub mod attempt;
@@ -17,6 +18,7 @@ pub mod bots;
 pub mod clock;
 pub mod exec;
 pub mod live;
+pub mod notifier;
 pub mod record;
 pub mod redis;
 pub mod rounds;
@@ -78,6 +80,8 @@ pub struct Inner {
     pub pools: booking::Pools,
     pub redis: redis::Redis,
     pub live: live::Live,
+    /// This process's NOTIFYs, coalesced (`Rooms::changed`).
+    notifier: notifier::Notifier,
     /// Bots of this process still racing (started and not yet answered for good).
     pub bots_running: std::sync::atomic::AtomicUsize,
     /// The participants (room code, number) whose last request's record this process is
@@ -102,6 +106,7 @@ impl Rooms {
                 ),
             redis: redis::Redis::from_env(),
             live: live::Live::default(),
+            notifier: notifier::Notifier::start(pool.clone()),
             bots_running: Default::default(),
             settling: Default::default(),
             pool,
@@ -116,6 +121,12 @@ impl Rooms {
     }
     pub fn inner(&self) -> &Inner {
         &self.0
+    }
+
+    /// Tells every backend process serving room `code` that its state changed (through
+    /// PostgreSQL's NOTIFY, coalesced with this process's other changes: `notifier.rs`).
+    pub fn changed(&self, code: &str) {
+        self.0.notifier.changed(code);
     }
 
     /// Whether this process is still sending participant `n`'s last record in room `code`.

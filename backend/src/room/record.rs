@@ -1,9 +1,10 @@
 //! What a participant's request leaves behind, in one statement: every operation it carried
 //! out recorded (with when it was sent and answered), what the phone was told it has, the
-//! participant free for their next request with the payment still to make, and the NOTIFY
-//! that every process serving the room hears. One statement is one transaction, so it is
-//! all or nothing, and it is idempotent (an operation already recorded is not recorded
-//! again), so that it can be sent again when the database restarted under it.
+//! participant free for their next request with the payment still to make. One statement is
+//! one transaction, so it is all or nothing, and it is idempotent (an operation already
+//! recorded is not recorded again), so that it can be sent again when the database restarted
+//! under it (the unique index of migration 0003). Once it is in, the room's change is notified (`notifier.rs`: coalesced, not in
+//! this transaction).
 
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -11,7 +12,7 @@ use shared::schedule::{op_value, Op};
 
 use super::attempt::{Done, Kind, Planned};
 use super::store::{Participant, Room};
-use super::{live, RoomError, Rooms};
+use super::{RoomError, Rooms};
 use crate::db::Fault;
 
 /// How long a request waits for a restarting database to take its record.
@@ -27,8 +28,7 @@ with recorded as (
            to_timestamp(sent) + took * interval '1 millisecond'
       from unnest($4::int[], $5::text[], $6::text[], $7::text[], $8::text[], $9::bigint[],
                   $10::float8[], $11::float8[]) as t(i, op, sql, result, seen, clock, sent, took)
-     where not exists (select 1 from lastseat_rooms.requests r
-                        where r.room = $1 and r.round = $2 and r.actor = $3 and r.op_index = t.i)
+    on conflict (room, round, actor, op_index) do nothing
 ), holds as (
     insert into lastseat_rooms.told (room, round, n, seat, booked, until)
     select $1, $2, $12, s, $15, $16 from unnest($14::text[]) as s where $13 = 'hold'
@@ -42,7 +42,7 @@ with recorded as (
     update lastseat_rooms.participants set busy_until = null, pending = $17
      where room = $1 and n = $12
 )
-select pg_notify($18, $1)";
+select 1";
 
 /// What a request leaves behind: its operations, what the phone now holds, the payment left.
 pub struct Settlement {
@@ -65,7 +65,7 @@ pub async fn settle(
     let pool = rooms.pool();
     let give_up = Instant::now() + if wait { SETTLE_WAIT } else { Duration::ZERO };
     loop {
-        match send(pool, room, who, &settlement).await {
+        match send(rooms, room, who, &settlement).await {
             Ok(()) => return Ok(()),
             Err(e) if Fault::of(&e).is_some() => {
                 if Fault::is_lost(&e) {
@@ -75,7 +75,7 @@ pub async fn settle(
                     let (rooms, room, who) = (rooms.clone(), room.clone(), who.clone());
                     rooms.settling_begins(&room.code, who.n);
                     tokio::spawn(async move {
-                        in_background(rooms.pool(), &room, &who, settlement).await;
+                        in_background(&rooms, &room, &who, settlement).await;
                         rooms.settling_ends(&room.code, who.n);
                     });
                     return Err(RoomError::Database(e));
@@ -87,19 +87,14 @@ pub async fn settle(
     }
 }
 
-async fn in_background(
-    pool: &sqlx::PgPool,
-    room: &Room,
-    who: &Participant,
-    settlement: Settlement,
-) {
+async fn in_background(rooms: &Rooms, room: &Room, who: &Participant, settlement: Settlement) {
     let give_up = Instant::now() + SETTLE_BACKGROUND;
     while Instant::now() < give_up {
         tokio::time::sleep(Duration::from_millis(200)).await;
-        match send(pool, room, who, &settlement).await {
+        match send(rooms, room, who, &settlement).await {
             Ok(()) => return,
             Err(e) if Fault::is_lost(&e) => {
-                crate::db::discard_dead(pool).await;
+                crate::db::discard_dead(rooms.pool()).await;
             }
             Err(e) if Fault::of(&e).is_some() => {}
             Err(e) => {
@@ -112,7 +107,7 @@ async fn in_background(
 }
 
 async fn send(
-    pool: &sqlx::PgPool,
+    rooms: &Rooms,
     room: &Room,
     who: &Participant,
     s: &Settlement,
@@ -155,9 +150,9 @@ async fn send(
         .bind(booked)
         .bind(until)
         .bind(sqlx::types::Json(left))
-        .bind(live::CHANNEL)
-        .execute(pool)
+        .execute(rooms.pool())
         .await?;
+    rooms.changed(&room.code);
     Ok(())
 }
 

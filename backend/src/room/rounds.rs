@@ -65,7 +65,7 @@ pub async fn start(rooms: &Rooms, room: &Room, countdown_ms: i64) -> Result<i32,
     if room.round > 0 {
         drop_round(rooms, &room.code, room.round).await;
     }
-    store::notify(pool, &room.code).await;
+    rooms.changed(&room.code);
     Ok(next)
 }
 
@@ -90,7 +90,7 @@ pub async fn finish(rooms: &Rooms, room: &Room) -> Result<(), RoomError> {
     .bind(&room.code)
     .execute(rooms.pool())
     .await?;
-    store::notify(rooms.pool(), &room.code).await;
+    rooms.changed(&room.code);
     Ok(())
 }
 
@@ -106,7 +106,7 @@ pub async fn reset(rooms: &Rooms, room: &Room) -> Result<(), RoomError> {
     .bind(&room.code)
     .execute(rooms.pool())
     .await?;
-    store::notify(rooms.pool(), &room.code).await;
+    rooms.changed(&room.code);
     Ok(())
 }
 
@@ -119,6 +119,6 @@ pub async fn change(rooms: &Rooms, room: &Room, change: Change) -> Result<Settin
     }
     let settings = room.settings.with(change)?;
     store::save_settings(rooms.pool(), &room.code, &settings).await?;
-    store::notify(rooms.pool(), &room.code).await;
+    rooms.changed(&room.code);
     Ok(settings)
 }

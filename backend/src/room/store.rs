@@ -207,8 +207,10 @@ pub async fn join(
     bot: bool,
 ) -> Result<Vec<(Participant, String)>, RoomError> {
     let mut tx = pool.begin().await?;
-    // One join at a time per room, so that numbers and actor names stay unique.
-    sqlx::query("select 1 from lastseat_rooms.rooms where code = $1 for update")
+    // One join at a time per room, so that numbers and actor names stay unique. `no key
+    // update`, not `update`: the foreign keys' checks of the requests being recorded meanwhile
+    // (`for key share` of the room's row) need not wait for it.
+    sqlx::query("select 1 from lastseat_rooms.rooms where code = $1 for no key update")
         .bind(code)
         .execute(&mut *tx)
         .await?;
@@ -315,16 +317,4 @@ pub async fn participant(
         )
     })?;
     Ok(Participant { n, name, actor })
-}
-
-/// Notifies every backend process serving `code` that its state changed.
-pub async fn notify(pool: &PgPool, code: &str) {
-    if let Err(e) = sqlx::query("select pg_notify($1, $2)")
-        .bind(super::live::CHANNEL)
-        .bind(code)
-        .execute(pool)
-        .await
-    {
-        tracing::warn!(error = %e, "could not notify a room's change");
-    }
 }

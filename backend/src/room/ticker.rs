@@ -71,8 +71,11 @@ async fn advance_now(
     target: i64,
 ) -> Result<(), sqlx::Error> {
     let mut tx = pool.begin().await?;
+    // `no key update`, not `update`: one ticker at a time still, but every request recorded
+    // meanwhile checks its foreign key to this row (`for key share`), and with `for update`
+    // each of them waited for this whole transaction, once a second.
     let clock: Option<i64> = sqlx::query_scalar(
-        "select clock from lastseat_rooms.rooms where code = $1 and round = $2 and phase = 'race' for update",
+        "select clock from lastseat_rooms.rooms where code = $1 and round = $2 and phase = 'race' for no key update",
     )
     .bind(code)
     .bind(round)
@@ -107,7 +110,7 @@ async fn advance_now(
         .map_or(0.0, |d| d.as_secs_f64());
     sqlx::query(
         "insert into lastseat_rooms.requests (room, round, actor, op_index, op, sql, result, clock, sent_at, answered_at)
-         select $1, $2, $3, (select count(*) from lastseat_rooms.requests where room = $1 and round = $2 and actor = $3),
+         select $1, $2, $3, (select coalesce(max(op_index) + 1, 0) from lastseat_rooms.requests where room = $1 and round = $2 and actor = $3),
                 $4, $5, '{\"status\": \"ok\"}', $6, to_timestamp($7), clock_timestamp()",
     )
     .bind(code)
