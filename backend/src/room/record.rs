@@ -2,9 +2,9 @@
 //! out recorded (with when it was sent and answered), what the phone was told it has, the
 //! participant free for their next request with the payment still to make. One statement is
 //! one transaction, so it is all or nothing, and it is idempotent (an operation already
-//! recorded is not recorded again), so that it can be sent again when the database restarted
-//! under it (the unique index of migration 0003). Once it is in, the room's change is notified (`notifier.rs`: coalesced, not in
-//! this transaction).
+//! recorded is not recorded again: the unique index of migration 0003), so that it can be sent
+//! again when the database restarted under it. Once it is in, the room's change is notified
+//! (`notifier.rs`: coalesced, outside this transaction).
 
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
