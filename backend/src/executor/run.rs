@@ -105,7 +105,9 @@ pub(crate) struct Driver<'a> {
     /// The model foresees a deadlock in this run (or cannot run it): `spacing` holds every
     /// statement that may wait back after every recent wait, and the pace is watched.
     deadlock_foreseen: bool,
-    /// Per actor: its current wait has had its deadlock check (the executor waited it out).
+    /// Per actor: its current sleep on a lock has had its deadlock check (the executor waited
+    /// it out). PostgreSQL checks a sleep once, so this stays set while only the sessions
+    /// ahead of it in a queue change, and `watch_pace` measures from `episode_floor`.
     checked: Vec<bool>,
     /// Per actor: a moment its current wait, as the blockers last changed, surely began after
     /// (the monitor's last question before it was seen, or the statement's sending).
@@ -384,10 +386,13 @@ impl<'a> Driver<'a> {
                     self.wait_began[a] = Some(seen);
                     self.wait_floor[a] = self.last_asked.max(self.sent_at[a]);
                     if self.blockers[a].is_empty() || state.awaiting != self.awaiting[a] {
+                        // A sleep on another lock: PostgreSQL's deadlock timer starts again, and
+                        // the sleep gets a check of its own. Queued on the same lock behind
+                        // someone else, the session sleeps on: its one check stays spent.
                         self.episode_floor[a] = self.wait_floor[a];
                         self.cycle_seen[a] = None;
+                        self.checked[a] = false;
                     }
-                    self.checked[a] = false;
                     began.push(a);
                 }
                 self.blockers[a] = by;
@@ -526,7 +531,7 @@ impl<'a> Driver<'a> {
             return;
         }
         if let Some((w, lasted)) =
-            spacing::outlasted(a, now, &on_cycle, &self.wait_floor, &self.checked)
+            spacing::outlasted(a, now, &on_cycle, &self.episode_floor, &self.checked)
         {
             let names = self.schedule.actors();
             self.pace_lost = Some(format!(
