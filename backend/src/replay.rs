@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use serde::Serialize;
-use shared::assess::{assess, check_expect, compare, race_note};
+use shared::assess::{assess, check_expect, compare_in, race_note};
 use shared::{Outcome, Schedule, ScheduleError};
 use sqlx::PgPool;
 
@@ -74,7 +74,7 @@ pub async fn replay_within(
         }
         Err(e) => return Err(ReplayError::Exec(e)),
     };
-    let mut differences = compare(&simulated, &real);
+    let mut differences = compare_in(schedule.scenario().clock_unit, &simulated, &real);
     if let (false, Some(note)) = (differences.is_empty(), race_note(&simulated)) {
         // Say first why they may differ: the model knew this order leaves it to chance.
         differences.insert(0, note);

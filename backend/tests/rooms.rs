@@ -190,6 +190,14 @@ async fn a_round_without_overlapping_statements_replays_in_the_model_as_it_happe
         assert_eq!(model, live, "{}", body["schedule"]);
         let outcome = shared::assess::assess(&schedule, trace);
         assert!(!outcome.verdict.double_booked);
+        // The round's clock counts seconds, and so does every sentence of its replay.
+        assert_eq!(
+            schedule.scenario().clock_unit,
+            shared::schedule::ClockUnit::Second
+        );
+        let story = shared::explain::verdict_story(&schedule, &outcome).join("\n");
+        assert!(story.contains("until second "), "{story}");
+        assert!(!story.contains("minute"), "{story}");
         // The seats the model ends with are the ones PostgreSQL has.
         let state = api.state(&code).await;
         let end = &outcome.entries.last().unwrap().trace.tables;

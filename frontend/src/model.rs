@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use shared::assess::assess;
 use shared::outcome::{Answer, StepResult};
-use shared::schedule::{Op, PayOutcome, CLOCK};
+use shared::schedule::{ClockUnit, Op, PayOutcome, CLOCK};
 use shared::{Outcome, Schedule};
 
 pub use shared::view::*;
@@ -46,12 +46,13 @@ pub fn entry_ops(schedule: &Schedule) -> Vec<(usize, usize)> {
         .collect()
 }
 
-/// A short label for an operation: "read A7", "commit", "pay (late)".
-pub fn op_label(op: &Op) -> String {
+/// A short label for an operation: "read A7", "commit", "pay (late)"; an advance of the clock
+/// in its unit, `unit` ("+5 min", "+5 s").
+pub fn op_label(op: &Op, unit: ClockUnit) -> String {
     let seats = op.seats().join(", ");
     match op {
         Op::Begin { isolation } => format!("begin {}", isolation.as_sql().to_lowercase()),
-        Op::Advance { minutes } => format!("+{minutes} min"),
+        Op::Advance { minutes } => format!("+{}", unit.short(*minutes)),
         Op::Pay { outcome } if *outcome == Default::default() => "pay".to_string(),
         Op::Pay { outcome } => format!("pay, {}", serde_plain(outcome)),
         Op::Lock { wait, .. } => {
@@ -354,7 +355,10 @@ mod tests {
         let plain = builtin("ch4-check_then_act");
         assert!(redis_at(&plain, &run(&plain).unwrap(), 2).is_empty());
         assert_eq!(
-            op_label(&schedule.actors()[schedule.actor_index("phone1").unwrap()].program[0]),
+            op_label(
+                &schedule.actors()[schedule.actor_index("phone1").unwrap()].program[0],
+                ClockUnit::Minute
+            ),
             "SET NX C3"
         );
     }
@@ -407,13 +411,13 @@ mod tests {
         let schedule = builtin("ch4-transaction");
         let labels: Vec<String> = entry_ops(&schedule)
             .iter()
-            .map(|&(a, o)| op_label(&schedule.actors()[a].program[o]))
+            .map(|&(a, o)| op_label(&schedule.actors()[a].program[o], ClockUnit::Minute))
             .collect();
         assert!(labels.iter().any(|l| l == "read A7"), "{labels:?}");
         assert!(labels.iter().any(|l| l.starts_with("begin")), "{labels:?}");
         let paying = builtin("ch4-late-payment");
         let pay = &paying.actors()[paying.actor_index("adam").unwrap()].program[1];
-        assert_eq!(op_label(pay), "pay");
+        assert_eq!(op_label(pay, ClockUnit::Minute), "pay");
         assert_eq!(display_name("omar"), "Omar");
         assert_eq!(lanes(&builtin("ch3-three-arrivals")).len(), 3);
     }

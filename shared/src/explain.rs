@@ -23,13 +23,13 @@ pub fn verdict_story(schedule: &Schedule, outcome: &Outcome) -> Vec<String> {
         return vec!["Nothing has run yet.".to_string()];
     }
     let mut lines = story_events(schedule, outcome);
-    lines.extend(consequences(outcome));
+    lines.extend(consequences(schedule, outcome));
     lines
 }
 
 /// The consequence lines alone: how each seat ended, who is owed a refund.
-pub fn consequences(outcome: &Outcome) -> Vec<String> {
-    let mut lines: Vec<String> = late_bookings(outcome)
+pub fn consequences(schedule: &Schedule, outcome: &Outcome) -> Vec<String> {
+    let mut lines: Vec<String> = late_bookings(schedule.scenario().clock_unit, outcome)
         .iter()
         .map(|l| l.consequence())
         .collect();
@@ -97,13 +97,14 @@ pub fn story_events(schedule: &Schedule, outcome: &Outcome) -> Vec<String> {
 }
 
 /// One line for a screen reader: "Double booking: A7 sold to Adam and Omar", "Sold once: A7 to
-/// Adam; Omar told sold out".
-pub fn headline(outcome: &Outcome) -> String {
+/// Adam; Omar told sold out". `schedule` is the one `outcome` is of: its clock's unit names the
+/// moments of a late booking.
+pub fn headline(schedule: &Schedule, outcome: &Outcome) -> String {
     if outcome.entries.is_empty() {
         return "Nothing has run yet".to_string();
     }
     let fates = fates(outcome);
-    let late: Vec<String> = late_bookings(outcome)
+    let late: Vec<String> = late_bookings(schedule.scenario().clock_unit, outcome)
         .iter()
         .map(|l| l.headline())
         .collect();

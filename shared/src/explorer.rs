@@ -726,6 +726,7 @@ pub fn matrix_schedule(defence: &str, scenario: &str) -> Option<Schedule> {
             show: 501,
             hold_minutes: 10,
             clock: 0,
+            clock_unit: crate::schedule::ClockUnit::Minute,
             seats: vec![SeatSpec {
                 id: seats[0].clone(),
                 status: SeatStatus::Available,

@@ -19,7 +19,9 @@ pub use psql::{psql_scripts, psql_scripts_in};
 use crate::client::{Action, Clients};
 use crate::explain;
 use crate::outcome::{Entry, Outcome, StepResult};
-use crate::schedule::{Actor, Condition, Expect, FinalSeat, Op, Schedule, SeatStatus, Wait};
+use crate::schedule::{
+    Actor, ClockUnit, Condition, Expect, FinalSeat, Op, Schedule, SeatStatus, Wait,
+};
 use crate::sql::{self, Param, Statement};
 
 /// The schema the exports create and drop: nothing else of the database is touched.
@@ -44,7 +46,7 @@ pub fn fixture_json(schedule: &Schedule, outcome: &Outcome) -> String {
     let mut schedule = schedule.with_order(schedule.order()[..ran].to_vec());
     schedule.set_expect(Some(expect_of(&schedule, outcome)));
     let mut file = schedule.to_file();
-    file.description = Some(explain::headline(outcome));
+    file.description = Some(explain::headline(&schedule, outcome));
     let value = serde_json::to_value(&file).expect("schedule files serialise");
     json::pretty(&value)
 }
@@ -241,8 +243,10 @@ fn setup_sql(schedule: &Schedule, schema: &str, ddl: &str) -> String {
         ddl.trim_end()
     );
     out.push_str(&format!(
-        "\n-- The scenario: show {}, holds of {} minutes, the clock at minute {}.\n",
-        scenario.show, scenario.hold_minutes, scenario.clock
+        "\n-- The scenario: show {}, holds of {}, the clock at {}.\n",
+        scenario.show,
+        scenario.clock_unit.span(scenario.hold_minutes),
+        scenario.clock_unit.at(scenario.clock)
     ));
     let clock = Statement {
         sql: sql::SET_CLOCK.to_string(),
@@ -302,8 +306,9 @@ fn quote_ident(name: &str) -> String {
     format!("\"{}\"", name.replace('"', "\"\""))
 }
 
-/// What an entry does, in a few words, for the comments of the scripts: "adam reads A7".
-fn what(actor: &str, op: &Op) -> String {
+/// What an entry does, in a few words, for the comments of the scripts: "adam reads A7"; `unit`
+/// is the schedule's clock's.
+fn what(actor: &str, op: &Op, unit: ClockUnit) -> String {
     let seats = explain::join(op.seats());
     match op {
         Op::Begin { isolation } => format!("{actor} begins a {} transaction", isolation.as_sql()),
@@ -330,7 +335,7 @@ fn what(actor: &str, op: &Op) -> String {
         Op::Release => format!("{actor} releases the hold"),
         Op::RedisHold { .. } => format!("{actor} holds {seats} in Redis (SET NX with a TTL)"),
         Op::RedisRelease => format!("{actor} deletes its Redis hold"),
-        Op::Advance { minutes } => format!("the clock moves {minutes} minutes"),
+        Op::Advance { minutes } => format!("the clock moves {}", unit.span(*minutes)),
         Op::Sweep => "the sweeper frees the holds that ran out".to_string(),
     }
 }

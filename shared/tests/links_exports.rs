@@ -401,7 +401,7 @@ fn both_reading_first_ends_in_two_people_sold_the_seat() {
         ]
     );
     assert_eq!(
-        headline(&outcome),
+        headline(&s, &outcome),
         "Double booking: A7 sold to Adam and Omar"
     );
 }
@@ -422,7 +422,7 @@ fn omar_reading_after_adams_write_is_told_sold_out() {
         ]
     );
     assert_eq!(
-        headline(&outcome),
+        headline(&s, &outcome),
         "Sold once: A7 to Adam; Omar was told it was sold out"
     );
 }
@@ -457,7 +457,7 @@ fn every_order_of_every_builtin_has_a_story_and_a_headline() {
             let s = b.schedule().with_order(order);
             let outcome = run(&s);
             let story = verdict_story(&s, &outcome);
-            let line = headline(&outcome);
+            let line = headline(&s, &outcome);
             assert!(!story.is_empty() && !line.is_empty(), "{}", b.id);
             assert!(story.iter().all(|l| l.len() <= 120), "{}: {story:#?}", b.id);
             if outcome.verdict.double_booked {
@@ -469,10 +469,8 @@ fn every_order_of_every_builtin_has_a_story_and_a_headline() {
             }
         }
     }
-    assert_eq!(
-        headline(&run(&schedule(BOTH_READ_FIRST).with_order(Vec::new()))),
-        "Nothing has run yet"
-    );
+    let empty = schedule(BOTH_READ_FIRST).with_order(Vec::new());
+    assert_eq!(headline(&empty, &run(&empty)), "Nothing has run yet");
 }
 
 // ---- goals ----

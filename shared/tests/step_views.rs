@@ -118,7 +118,7 @@ fn the_verdict_is_revealed_at_the_step_that_decides_it_and_not_before() {
         let n = outcome.entries.len();
         let deciding = view::deciding_step(&schedule);
         assert!((1..=n).contains(&deciding), "{id}: {deciding} of {n}");
-        let whole = explain::headline(&outcome);
+        let whole = explain::headline(&schedule, &outcome);
         for step in 0..=n {
             let v = view::verdict_at(&schedule, step, deciding);
             let at = format!("{id} at step {step} (decided at {deciding}): {v:?}");
@@ -136,7 +136,7 @@ fn the_verdict_is_revealed_at_the_step_that_decides_it_and_not_before() {
         if deciding > 1 {
             let before = view::prefix(&schedule, deciding - 1).unwrap();
             assert!(
-                explain::headline(&before) != whole || before.verdict != outcome.verdict,
+                explain::headline(&schedule, &before) != whole || before.verdict != outcome.verdict,
                 "{id}: step {deciding} decides it"
             );
         }
@@ -187,7 +187,7 @@ fn a_nowait_refusal_says_the_seats_are_busy_and_to_pick_again() {
         "{end:?}"
     );
     assert!(end.text.contains("55P03"), "{end:?}");
-    let headline = explain::headline(&outcome);
+    let headline = explain::headline(&schedule, &outcome);
     assert!(headline.contains("busy (55P03"), "{headline}");
     assert!(
         !headline.contains("Group was told it was sold out"),

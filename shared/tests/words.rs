@@ -92,7 +92,7 @@ fn sentences(schedule: &Schedule) -> Vec<String> {
         out.extend(v.story);
     }
     out.extend(outcome.entries.iter().map(|e| e.trace.reason.clone()));
-    out.push(explain::headline(&outcome));
+    out.push(explain::headline(schedule, &outcome));
     out.extend(explain::verdict_story(schedule, &outcome));
     out
 }

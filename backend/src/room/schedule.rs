@@ -1,15 +1,17 @@
 //! A round as a format v1 schedule: the participants as actors, the operations the server
-//! carried out for each, the order in which it sent them, and the clock's advances (one minute
-//! of the schedule's clock stands for one second of the round's). Where two statements were in
-//! flight at once the order is only one of the orders they could have taken, and the answer says
-//! so; where none overlapped, the model's outcome of that order is what happened live.
+//! carried out for each, the order in which it sent them, and the clock's advances. The
+//! schedule's clock counts seconds (`"clock_unit": "second"`), as the round's does: its hold,
+//! its advances and every moment its replay names are the round's seconds. Where two
+//! statements were in flight at once the order is only one of the orders they could have
+//! taken, and the answer says so; where none overlapped, the model's outcome of that order is
+//! what happened live.
 
 use std::collections::BTreeMap;
 
 use serde::Serialize;
 use shared::schedule::{
-    op_value, ProgramSpec, Scenario, ScheduleFile, SeatSpec, SeatStatus, CLOCK, MAX_ACTORS,
-    MAX_ORDER, MAX_SEATS,
+    op_value, ClockUnit, ProgramSpec, Scenario, ScheduleFile, SeatSpec, SeatStatus, CLOCK,
+    MAX_ACTORS, MAX_ORDER, MAX_SEATS,
 };
 use shared::{Schedule, ScheduleError};
 use sqlx::PgPool;
@@ -49,11 +51,14 @@ pub fn one_actor(
     Schedule::parse(file)
 }
 
+/// The round's scenario: its seats, all free, and its hold of `hold` seconds on a clock of
+/// seconds (the key `hold_minutes` counts the clock's unit).
 fn scenario(hold: i64, seats: &[String]) -> Scenario {
     Scenario {
         show: SHOW,
         hold_minutes: hold,
         clock: 0,
+        clock_unit: ClockUnit::Second,
         seats: seats
             .iter()
             .map(|id| SeatSpec {

@@ -96,6 +96,7 @@ fn Comparison(report: api::Report) -> impl IntoView {
     let redis = lab
         .schedule
         .with_untracked(|s| s.any_op(shared::schedule::Op::is_redis));
+    let unit = lab.schedule.with_untracked(|s| s.scenario().clock_unit);
     let headline = if report.agree {
         format!(
             "Identical: the model and PostgreSQL agree on all {} steps, the stored rows and the verdict.",
@@ -122,7 +123,7 @@ fn Comparison(report: api::Report) -> impl IntoView {
                         {report.simulated.iter().zip(real.iter()).enumerate().map(|(i, (s, r))| {
                             let differs = first == Some(i);
                             let text = sql.get(i).cloned().flatten()
-                                .or_else(|| r.op.as_ref().map(model::op_label))
+                                .or_else(|| r.op.as_ref().map(|op| model::op_label(op, unit)))
                                 .unwrap_or_default();
                             view! {
                                 <tr class:differs=differs>

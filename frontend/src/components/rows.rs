@@ -10,6 +10,7 @@ use crate::state::use_lab;
 #[component]
 pub fn StoredRows() -> impl IntoView {
     let lab = use_lab();
+    let unit = move || lab.schedule.with(|s| s.scenario().clock_unit);
     let tables = Memo::new(move |_| {
         let step = lab.step.get();
         lab.outcome
@@ -43,7 +44,7 @@ pub fn StoredRows() -> impl IntoView {
                                 <td>{s.status.as_sql()}</td>
                                 <td>{s.holder.clone().unwrap_or_default()}</td>
                                 <td><code>{s.hold_id.clone().unwrap_or_default()}</code></td>
-                                <td>{s.until.map(|u| format!("minute {u}")).unwrap_or_default()}</td>
+                                <td>{s.until.map(|u| unit().at(u)).unwrap_or_default()}</td>
                             </tr>
                         }).collect_view()}
                     </tbody>
@@ -85,7 +86,7 @@ pub fn StoredRows() -> impl IntoView {
                                     <tr class:gone=k.gone>
                                         <td><code>{k.key}</code></td>
                                         <td><code>{k.hold_id}</code></td>
-                                        <td>{if k.gone { format!("minute {} (gone)", k.until) } else { format!("minute {}", k.until) }}</td>
+                                        <td>{if k.gone { format!("{} (gone)", unit().at(k.until)) } else { unit().at(k.until) }}</td>
                                     </tr>
                                 }).collect_view()}
                             </tbody>

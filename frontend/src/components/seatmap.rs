@@ -37,6 +37,7 @@ pub fn SeatMap() -> impl IntoView {
             .map(|o| model::tables_at(&o, step).clock)
             .unwrap_or_default()
     };
+    let unit = move || lab.schedule.with(|s| s.scenario().clock_unit);
     let hold_minutes = move || lab.schedule.with(|s| s.scenario().hold_minutes.max(1));
     view! {
         <figure class="seat-map" data-testid="seat-map" aria-labelledby="seat-map-caption">
@@ -54,7 +55,7 @@ pub fn SeatMap() -> impl IntoView {
                 }}
             </div>
             <figcaption id="seat-map-caption">
-                <span class="clock" data-testid="clock">"Seat map · clock: minute " {clock}</span>
+                <span class="clock" data-testid="clock">"Seat map · clock: " {move || unit().at(clock())}</span>
                 <span class="legend" data-testid="legend">
                     {SeatState::ALL.iter().map(|s| view! {
                         <span class=format!("key {}", s.class())>{s.word()}</span>

@@ -133,7 +133,7 @@ fn named_for_now(lab: Lab, schedule: &Schedule, outcome: &Outcome) -> Schedule {
         name = format!("{name}, {variant}");
     }
     let mut file = schedule.to_file();
-    file.name = format!("{name}: {}", shared::explain::headline(outcome));
+    file.name = format!("{name}: {}", shared::explain::headline(schedule, outcome));
     Schedule::parse(file)
         .map(|s| s.with_order(schedule.order().to_vec()))
         .unwrap_or_else(|_| schedule.clone())

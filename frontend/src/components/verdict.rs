@@ -158,7 +158,7 @@ pub fn StepDetail() -> impl IntoView {
             }).collect::<Vec<_>>().join(", ");
             view! {
                 <section class="step-detail" data-testid="step-detail" aria-label="The selected step">
-                    <h4>{format!("Step {} · {who} · {}", index + 1, model::op_label(&entry.op))}</h4>
+                    <h4>{format!("Step {} · {who} · {}", index + 1, model::op_label(&entry.op, lab.schedule.with(|s| s.scenario().clock_unit)))}</h4>
                     {(!sql.is_empty()).then(|| view! { <pre class="sql"><code>{sql}</code></pre> })}
                     <dl>
                         <dt>"result"</dt><dd data-testid="step-result">{result}</dd>

@@ -78,7 +78,7 @@ fn refusal(
                 .order()
                 .get(entry)
                 .and_then(|_| super::entry_ops(schedule).get(entry).copied())
-                .map(|(a, o)| op_label(&schedule.actors()[a].program[o]))
+                .map(|(a, o)| op_label(&schedule.actors()[a].program[o], unit(schedule)))
                 .unwrap_or_default();
             let blockers = names(&on);
             let verb = if on.len() > 1 {
@@ -153,7 +153,7 @@ pub fn next_steps(schedule: &Schedule) -> Vec<NextStep> {
             Some(NextStep {
                 actor: a,
                 who: display_name(&actor.name),
-                label: op_label(op),
+                label: op_label(op, unit(schedule)),
                 waits_for,
             })
         })
@@ -185,6 +185,11 @@ pub fn condition_marks(actor: &Actor) -> Vec<Option<String>> {
             }
         })
         .collect()
+}
+
+/// The unit of `schedule`'s clock, in which its advances are labelled.
+fn unit(schedule: &Schedule) -> shared::schedule::ClockUnit {
+    schedule.scenario().clock_unit
 }
 
 #[cfg(test)]

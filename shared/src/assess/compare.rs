@@ -2,6 +2,7 @@
 //! model means for a real run.
 
 use crate::outcome::{BookingRow, Outcome, SeatRow, SeenRow, StepResult, Tables, Verdict};
+use crate::schedule::ClockUnit;
 
 /// What the model's first race means for a real run, when the order has one (`Trace::races`).
 pub fn race_note(simulated: &Outcome) -> Option<String> {
@@ -15,7 +16,14 @@ pub fn race_note(simulated: &Outcome) -> Option<String> {
 }
 
 /// The differences between a simulated and a real outcome, in plain words; empty if identical.
+/// A clock in minutes; `compare_in` names the moments in the schedule's own unit.
 pub fn compare(simulated: &Outcome, real: &Outcome) -> Vec<String> {
+    compare_in(ClockUnit::Minute, simulated, real)
+}
+
+/// The differences between a simulated and a real outcome of a schedule whose clock counts
+/// in `unit`, in plain words; empty if identical.
+pub fn compare_in(unit: ClockUnit, simulated: &Outcome, real: &Outcome) -> Vec<String> {
     let mut out = Vec::new();
     if simulated.initial != real.initial {
         out.push("the initial tables differ".to_string());
@@ -74,7 +82,7 @@ pub fn compare(simulated: &Outcome, real: &Outcome) -> Vec<String> {
         if s.tables != r.tables {
             out.push(format!(
                 "{what}: the stored tables differ afterwards: {}",
-                diff_tables(&s.tables, &r.tables)
+                diff_tables(&s.tables, &r.tables, unit)
             ));
         }
     }
@@ -108,14 +116,14 @@ fn when(at: Option<usize>) -> String {
         .unwrap_or_else(|| "never".to_string())
 }
 
-fn diff_tables(s: &Tables, r: &Tables) -> String {
+fn diff_tables(s: &Tables, r: &Tables, unit: ClockUnit) -> String {
     let mut parts = Vec::new();
     if s.clock != r.clock {
         parts.push(format!("clock {} vs {}", s.clock, r.clock));
     }
     for (a, b) in s.seats.iter().zip(&r.seats) {
         if a != b {
-            parts.push(format!("{} vs {}", seat_row(a), seat_row(b)));
+            parts.push(format!("{} vs {}", seat_row(a, unit), seat_row(b, unit)));
         }
     }
     if s.bookings != r.bookings {
@@ -136,7 +144,7 @@ fn diff_tables(s: &Tables, r: &Tables) -> String {
 }
 
 /// A seat row in a difference: `A3 HELD by ana (hold ana:3) until minute 10`.
-fn seat_row(row: &SeatRow) -> String {
+fn seat_row(row: &SeatRow, unit: ClockUnit) -> String {
     let mut text = format!("{} {}", row.id, row.status.as_sql());
     if let Some(holder) = &row.holder {
         text.push_str(&format!(" by {holder}"));
@@ -145,7 +153,7 @@ fn seat_row(row: &SeatRow) -> String {
         text.push_str(&format!(" (hold {hold})"));
     }
     if let Some(until) = row.until {
-        text.push_str(&format!(" until minute {until}"));
+        text.push_str(&format!(" until {}", unit.at(until)));
     }
     text
 }

@@ -21,7 +21,7 @@ use crate::schedule::{Schedule, SeatStatus};
 use crate::sql;
 
 pub(crate) use compact::{judge_compact, CompactJudge, CompactVerdict};
-pub use compare::{compare, race_note};
+pub use compare::{compare, compare_in, race_note};
 pub use expect::check_expect;
 use redis::{apply_redis, RedisKeys};
 use told::{apply_event, end_claims, seat_outcomes, ActorBook, Told};

@@ -170,7 +170,8 @@ fn phrase(e: &Cx<'_>, op: &Op, d: &Done) -> String {
         (_, Op::Commit) => "commits".to_string(),
         (_, Op::Rollback) => "rolls back".to_string(),
         (_, Op::Advance { minutes }) => {
-            format!("moves {minutes} minutes on, to minute {}", e.clock)
+            let unit = e.schedule.scenario().clock_unit;
+            format!("moves {} on, to {}", unit.span(*minutes), unit.at(e.clock))
         }
         (_, Op::Pay { outcome }) => match outcome {
             PayOutcome::Succeeds => "pays: the provider takes the money".to_string(),
@@ -179,13 +180,13 @@ fn phrase(e: &Cx<'_>, op: &Op, d: &Done) -> String {
                 "pays: the provider times out, the money may have moved".to_string()
             }
         },
-        (_, Op::Read { .. }) => format!("reads {}", rows(&d.seen)),
+        (_, Op::Read { .. }) => format!("reads {}", rows(e, &d.seen)),
         (_, Op::Lock { .. }) => {
             let skipped = seats(|f| *f == Fact::Skipped);
             let mut s = if d.seen.is_empty() {
                 "locks nothing".to_string()
             } else {
-                format!("locks {}", rows(&d.seen))
+                format!("locks {}", rows(e, &d.seen))
             };
             if !skipped.is_empty() {
                 s.push_str(&format!(", skipping {} (locked)", join(&skipped)));
@@ -226,20 +227,28 @@ fn phrase(e: &Cx<'_>, op: &Op, d: &Done) -> String {
                 .to_string(),
         },
         (StepResult::Answer { answer }, Op::RedisHold { seats }) => match answer {
-            Answer::Held => format!(
-                "holds {} in Redis: SET NX found no live key; the key lives {} minutes, to minute {}",
-                join(seats),
-                e.schedule.scenario().hold_minutes,
-                e.clock + e.schedule.scenario().hold_minutes
-            ),
+            Answer::Held => {
+                let scenario = e.schedule.scenario();
+                let unit = scenario.clock_unit;
+                format!(
+                    "holds {} in Redis: SET NX found no live key; the key lives {}, to {}",
+                    join(seats),
+                    unit.span(scenario.hold_minutes),
+                    unit.at(e.clock + scenario.hold_minutes)
+                )
+            }
             _ => format!(
                 "cannot hold {} in Redis: SET NX found a live key, so nothing is held",
                 join(seats)
             ),
         },
         (StepResult::Answer { answer }, Op::RedisRelease) => match answer {
-            Answer::Released => "deletes the Redis hold: the seat is free in Redis again".to_string(),
-            _ => "deletes nothing in Redis: the key had already run out or been replaced".to_string(),
+            Answer::Released => {
+                "deletes the Redis hold: the seat is free in Redis again".to_string()
+            }
+            _ => {
+                "deletes nothing in Redis: the key had already run out or been replaced".to_string()
+            }
         },
         (StepResult::Answer { answer }, Op::Release) => match answer {
             Answer::Released => format!("releases {}", join(&seats(|f| *f == Fact::Took))),
@@ -281,7 +290,8 @@ fn updates(op: &Op, d: &Done, took: &[String], e: &Cx<'_>) -> String {
     format!("{} and {last}", parts.join(", "))
 }
 
-fn rows(seen: &[SeenRow]) -> String {
+fn rows(e: &Cx<'_>, seen: &[SeenRow]) -> String {
+    let unit = e.schedule.scenario().clock_unit;
     let each: Vec<String> = seen
         .iter()
         .map(|r| {
@@ -292,9 +302,11 @@ fn rows(seen: &[SeenRow]) -> String {
                 .unwrap_or_default();
             match (r.status, r.until) {
                 (SeatStatus::Held, Some(u)) if r.available => {
-                    format!("{} HELD{by} until minute {u} (run out)", r.seat)
+                    format!("{} HELD{by} until {} (run out)", r.seat, unit.at(u))
                 }
-                (SeatStatus::Held, Some(u)) => format!("{} HELD{by} until minute {u}", r.seat),
+                (SeatStatus::Held, Some(u)) => {
+                    format!("{} HELD{by} until {}", r.seat, unit.at(u))
+                }
                 (status, _) => format!("{} {}{by}", r.seat, status.as_sql()),
             }
         })

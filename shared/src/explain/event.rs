@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use super::{join, title};
 use crate::outcome::{Answer, Entry, Outcome, SeenRow, StepResult, Tables};
-use crate::schedule::{Op, PayOutcome, Schedule, SeatStatus};
+use crate::schedule::{ClockUnit, Op, PayOutcome, Schedule, SeatStatus};
 
 /// What one completion means, in a line (`None` when it is not worth one).
 pub(super) struct Event<'a> {
@@ -23,6 +23,11 @@ pub(super) struct Event<'a> {
 impl Event<'_> {
     fn entry(&self) -> &Entry {
         &self.outcome.entries[self.j]
+    }
+
+    /// The unit of the schedule's clock, for every moment a line names.
+    fn unit(&self) -> ClockUnit {
+        self.schedule.scenario().clock_unit
     }
 
     fn who(&self) -> String {
@@ -260,7 +265,7 @@ impl Event<'_> {
                     .filter(|r| r.holder.as_ref() == Some(actor))
                     .find_map(|r| r.until);
                 let base = match until {
-                    Some(u) => format!("{who} held {seats} until minute {u}"),
+                    Some(u) => format!("{who} held {seats} until {}", self.unit().at(u)),
                     None => format!("{who} held {seats}"),
                 };
                 if self.someone_else_had(&self.got()) {
@@ -308,7 +313,7 @@ impl Event<'_> {
                 )
             })
             .collect();
-        let mut line = format!("The clock moved to minute {}", after.clock);
+        let mut line = format!("The clock moved to {}", self.unit().at(after.clock));
         if !ran_out.is_empty() {
             line.push_str(": ");
             line.push_str(&ran_out.join(", "));

@@ -5,7 +5,7 @@
 
 use super::{join, title};
 use crate::outcome::{Answer, Outcome, StepResult};
-use crate::schedule::{Now, Op, SeatStatus};
+use crate::schedule::{ClockUnit, Now, Op, SeatStatus};
 
 /// One late booking: who, which seats, when it was decided and when the hold had run out.
 pub(super) struct Late {
@@ -14,6 +14,8 @@ pub(super) struct Late {
     decided: i64,
     deadline: i64,
     now: Now,
+    /// The unit of the schedule's clock, for the moments the lines name.
+    unit: ClockUnit,
 }
 
 impl Late {
@@ -26,28 +28,27 @@ impl Late {
 
     pub(super) fn headline(&self) -> String {
         format!(
-            "Booked too late: {} sold to {} at minute {}, after the hold ran out at minute {} \
-             ({})",
+            "Booked too late: {} sold to {} at {}, after the hold ran out at {} ({})",
             join(&self.seats),
             title(&self.actor),
-            self.decided,
-            self.deadline,
+            self.unit.at(self.decided),
+            self.unit.at(self.deadline),
             self.why()
         )
     }
 
     pub(super) fn consequence(&self) -> String {
         format!(
-            "⇒ {}'s payment was accepted at minute {} for a hold that ran out at minute {}",
+            "⇒ {}'s payment was accepted at {} for a hold that ran out at {}",
             title(&self.actor),
-            self.decided,
-            self.deadline,
+            self.unit.at(self.decided),
+            self.unit.at(self.deadline),
         )
     }
 }
 
-/// The late bookings the verdict names, with their minutes.
-pub(super) fn late_bookings(outcome: &Outcome) -> Vec<Late> {
+/// The late bookings the verdict names, with their moments on a clock counting in `unit`.
+pub(super) fn late_bookings(unit: ClockUnit, outcome: &Outcome) -> Vec<Late> {
     let late = &outcome.verdict.booked_late;
     let entries = &outcome.entries;
     let mut out = Vec::new();
@@ -86,6 +87,7 @@ pub(super) fn late_bookings(outcome: &Outcome) -> Vec<Late> {
             decided,
             deadline,
             now: e.op.now(),
+            unit,
         });
     }
     out

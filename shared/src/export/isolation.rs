@@ -81,7 +81,7 @@ impl Spec<'_, '_> {
              # (It comes with PostgreSQL's client programs, e.g. on Debian\n\
              # /usr/lib/postgresql/15/lib/pgxs/src/test/isolation/isolationtester.)\n",
             self.schedule.name(),
-            explain::headline(self.outcome)
+            explain::headline(self.schedule, self.outcome)
         );
         let left_waiting = self
             .plan
@@ -185,7 +185,7 @@ impl Spec<'_, '_> {
                 out.push_str(&format!(
                     "  # {}: {} ({})\n",
                     step_heading(self.plan, s.k, self.schedule.order().len()),
-                    what(&s.actor.name, s.op),
+                    what(&s.actor.name, s.op, self.schedule.scenario().clock_unit),
                     why.trim_end_matches('.')
                 ));
             }

@@ -8,7 +8,7 @@ use super::{
 };
 use crate::explain;
 use crate::outcome::{Answer, Outcome, SeenRow, StepResult};
-use crate::schedule::{Op, Schedule, SeatStatus, CLOCK};
+use crate::schedule::{ClockUnit, Op, Schedule, SeatStatus, CLOCK};
 use crate::sql::{self, Param};
 
 /// The scripts in the default schema (`SCHEMA`): the setup first (labelled by `setup_label`), then one
@@ -25,6 +25,7 @@ pub fn psql_scripts_in(
 ) -> Vec<(String, String)> {
     let plan = plan(schedule, outcome);
     let total = schedule.order().len();
+    let unit = schedule.scenario().clock_unit;
     let buyers: Vec<&str> = schedule
         .actors()
         .iter()
@@ -34,7 +35,7 @@ pub fn psql_scripts_in(
     let steps_of = |actor: &str| -> String {
         plan.iter()
             .filter(|s| s.actor.name == actor)
-            .map(|s| step(&plan, s, total, outcome))
+            .map(|s| step(&plan, s, total, outcome, unit))
             .collect()
     };
 
@@ -50,7 +51,7 @@ pub fn psql_scripts_in(
          -- 2. In each buyer's terminal, run that buyer's script up to its step 1.\n\
          -- 3. Then take the steps in order, 1 to {total}, each in the terminal of its script.\n",
         schedule.name(),
-        explain::headline(outcome),
+        explain::headline(schedule, outcome),
         explain::join(&files),
         quote_ident(schema),
     );
@@ -148,12 +149,19 @@ fn by_hand(deadlock: bool) -> String {
     out
 }
 
-/// One step: its heading, its SQL (or why nothing is sent), and what PostgreSQL answers.
-fn step(plan: &[Sent<'_>], sent: &Sent<'_>, total: usize, outcome: &Outcome) -> String {
+/// One step: its heading, its SQL (or why nothing is sent), and what PostgreSQL answers, the
+/// clock's moments in `unit`.
+fn step(
+    plan: &[Sent<'_>],
+    sent: &Sent<'_>,
+    total: usize,
+    outcome: &Outcome,
+    unit: ClockUnit,
+) -> String {
     let mut out = format!(
         "-- {}: {}\n",
         step_heading(plan, sent.k, total),
-        what(&sent.actor.name, sent.op)
+        what(&sent.actor.name, sent.op, unit)
     );
     let Some(statement) = &sent.statement else {
         let why = match (sent.op, sent.result()) {
@@ -178,7 +186,7 @@ fn step(plan: &[Sent<'_>], sent: &Sent<'_>, total: usize, outcome: &Outcome) -> 
     };
     out.push_str(&statement.to_psql());
     out.push_str(";\n");
-    let answer = answer(sent, statement.params.get(1), outcome);
+    let answer = answer(sent, statement.params.get(1), outcome, unit);
     let line = match (sent.waited(), sent.completed_after(), sent.entry) {
         (false, _, _) => format!("PostgreSQL answers: {answer}"),
         (true, done, Some(e)) => {
@@ -204,7 +212,7 @@ fn step(plan: &[Sent<'_>], sent: &Sent<'_>, total: usize, outcome: &Outcome) -> 
 
 /// What psql prints for the step's statement, in short. `hold` is the statement's second
 /// parameter (the hold a `release` names).
-fn answer(sent: &Sent<'_>, hold: Option<&Param>, outcome: &Outcome) -> String {
+fn answer(sent: &Sent<'_>, hold: Option<&Param>, outcome: &Outcome, unit: ClockUnit) -> String {
     let Some(result) = sent.result() else {
         return "nothing yet".to_string();
     };
@@ -219,7 +227,7 @@ fn answer(sent: &Sent<'_>, hold: Option<&Param>, outcome: &Outcome) -> String {
         (Op::Commit, _) => "COMMIT".to_string(),
         (Op::Rollback, _) => "ROLLBACK".to_string(),
         (Op::Read { .. } | Op::Lock { .. }, _) => {
-            rows(sent.entry.map_or(&[][..], |e| &e.trace.seen))
+            rows(sent.entry.map_or(&[][..], |e| &e.trace.seen), unit)
         }
         (Op::Book { .. }, StepResult::Ok { rows }) => format!("INSERT 0 {}", rows.unwrap_or(0)),
         (Op::Write { .. } | Op::Claim { .. } | Op::Sweep, StepResult::Ok { rows }) => {
@@ -257,7 +265,7 @@ fn answer(sent: &Sent<'_>, hold: Option<&Param>, outcome: &Outcome) -> String {
 }
 
 /// The rows a read or lock returns: "1 row: A7 AVAILABLE".
-fn rows(seen: &[SeenRow]) -> String {
+fn rows(seen: &[SeenRow], unit: ClockUnit) -> String {
     let count = match seen.len() {
         1 => "1 row".to_string(),
         n => format!("{n} rows"),
@@ -273,7 +281,7 @@ fn rows(seen: &[SeenRow]) -> String {
                 row.push_str(&format!(" by {h}"));
             }
             if let Some(u) = r.until {
-                row.push_str(&format!(" until minute {u}"));
+                row.push_str(&format!(" until {}", unit.at(u)));
             }
             row
         })

@@ -6,6 +6,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::ClockUnit;
+
 /// A schedule file as written (format version 1). Read it with `Schedule::parse_json`, or
 /// with serde (`decode` gives it its own `Deserialize`, with the same errors).
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -22,14 +24,18 @@ pub struct ScheduleFile {
     pub expect: Option<Expect>,
 }
 
-/// The initial state: one show, its seats, the hold length and the clock's start.
+/// The initial state: one show, its seats, the hold length, the clock's start and its unit.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Scenario {
     /// 501 unless the file says otherwise.
     pub show: i64,
-    /// 10 unless the file says otherwise.
+    /// 10 unless the file says otherwise; in the clock's unit, whatever the key's name says.
     pub hold_minutes: i64,
     pub clock: i64,
+    /// What one tick of the clock stands for: minutes unless the file says otherwise (a live
+    /// round's replay counts seconds). Written only when it is not minutes.
+    #[serde(default, skip_serializing_if = "ClockUnit::is_minute")]
+    pub clock_unit: ClockUnit,
     pub seats: Vec<SeatSpec>,
 }
 

@@ -5,12 +5,14 @@
 //! order, limits, an order that can run) or one error that names the exact field (its path in
 //! the file, such as `actors.adam[0].isolation`), says what was found there and how to fix it,
 //! offering the nearest valid word when there is one. Files: `format` (the file's shapes),
+//! `clock_unit` (what a tick of the clock stands for, and the clock in words),
 //! `op` (the operations and their arguments), `decode` (JSON to a file, knowing every key),
 //! `suggest` (the nearest valid word), `check` (the scenario, names, expectations),
 //! `program` (each actor's program), `condition` (its `"if"`s), `order` (the order given, or
 //! the default one).
 
 mod check;
+mod clock_unit;
 mod condition;
 mod decode;
 mod format;
@@ -19,6 +21,7 @@ mod order;
 mod program;
 mod suggest;
 
+pub use clock_unit::ClockUnit;
 pub use format::{Expect, FinalSeat, ProgramSpec, Scenario, ScheduleFile, SeatSpec, SeatStatus};
 pub use op::{op_value, Condition, Isolation, Now, Op, PayOutcome, Wait};
 pub use order::Stuck;

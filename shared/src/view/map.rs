@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use super::{tables_at, told_at};
 use crate::outcome::{PendingWrite, SeatLock, SeatRow};
-use crate::schedule::{Op, Schedule, SeatStatus};
+use crate::schedule::{ClockUnit, Op, Schedule, SeatStatus};
 use crate::Outcome;
 
 pub use words::SeatState;
@@ -26,13 +26,14 @@ pub struct MapSeat {
     /// Whose it is: the row's holder, or for a seat sold without updating its row, the first
     /// ticket's.
     pub holder: Option<String>,
-    /// Minutes left on the hold, on the virtual clock (0 once it has run out).
+    /// Ticks left on the hold, on the virtual clock (0 once it has run out): minutes, or the
+    /// schedule's `clock_unit`, whatever the field's name says.
     pub minutes_left: Option<i64>,
     /// Tickets stored for this seat.
     pub tickets: Vec<String>,
     /// Buyers told that the seat is theirs.
     pub told: Vec<String>,
-    /// The seat's live Redis key: whose hold it stores and the minutes it has left.
+    /// The seat's live Redis key: whose hold it stores and the ticks of the clock it has left.
     pub redis: Option<(String, i64)>,
     /// The buyer whose open transaction holds the seat's row lock.
     pub lock: Option<String>,
@@ -42,6 +43,9 @@ pub struct MapSeat {
     pub pending: Option<PendingWrite>,
     /// The buyer whose open transaction inserted a ticket for this seat, not yet committed.
     pub pending_ticket: Option<String>,
+    /// The unit of the schedule's clock, in which the seat's words count the time left.
+    #[serde(skip_serializing_if = "ClockUnit::is_minute")]
+    pub clock_unit: ClockUnit,
 }
 
 impl MapSeat {
@@ -138,6 +142,7 @@ pub fn map_at(schedule: &Schedule, outcome: &Outcome, step: usize) -> Vec<MapSea
                 queue: live.map(|l| l.queue.clone()).unwrap_or_default(),
                 pending: live.and_then(|l| l.write.clone()),
                 pending_ticket: live.and_then(|l| l.ticket.clone()),
+                clock_unit: schedule.scenario().clock_unit,
             }
         })
         .collect()

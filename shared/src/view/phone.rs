@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use super::app::{app_at, App, Got, Refusal, Said};
 use super::{display_name, tables_at, told_at};
 use crate::engine::join;
-use crate::schedule::{Op, Schedule, CLOCK};
+use crate::schedule::{ClockUnit, Op, Schedule, CLOCK};
 use crate::Outcome;
 
 /// What a buyer's phone shows, and how it feels.
@@ -96,6 +96,7 @@ pub fn phone(schedule: &Schedule, outcome: &Outcome, actor: &str, step: usize) -
     let app = app_at(schedule, outcome, actor, step);
     let tables = tables_at(outcome, step);
     let clock = tables.clock;
+    let unit = schedule.scenario().clock_unit;
     let told: Vec<String> = told_at(outcome, step)
         .into_iter()
         .filter(|(_, who)| who.iter().any(|w| w == actor))
@@ -145,7 +146,7 @@ pub fn phone(schedule: &Schedule, outcome: &Outcome, actor: &str, step: usize) -
                 text.push_str("; ");
             }
             let deadline = until
-                .map(|u| format!(" until minute {u}"))
+                .map(|u| format!(" until {}", unit.at(u)))
                 .unwrap_or_default();
             let next = if app.paid {
                 "paid, waiting for the ticket"
@@ -168,7 +169,7 @@ pub fn phone(schedule: &Schedule, outcome: &Outcome, actor: &str, step: usize) -
         };
         return phone(text, tone, until);
     }
-    let (text, tone, until) = nothing_yours(&app, &told, clock, &got);
+    let (text, tone, until) = nothing_yours(&app, &told, (clock, unit), &got);
     let mut text = text;
     if app.skipped_for_no_seat {
         text.push_str(", so no payment");
@@ -176,11 +177,11 @@ pub fn phone(schedule: &Schedule, outcome: &Outcome, actor: &str, step: usize) -
     phone(text, tone, until)
 }
 
-/// The phone of a buyer who has no seat right now.
+/// The phone of a buyer who has no seat right now, at `clock` on a clock counting in `unit`.
 fn nothing_yours(
     app: &App,
     told: &[String],
-    clock: i64,
+    (clock, unit): (i64, ClockUnit),
     got: &dyn Fn(&String) -> Got,
 ) -> (String, Tone, Option<i64>) {
     if matches!(app.said, Some(Said::RefundDue)) {
@@ -206,8 +207,9 @@ fn nothing_yours(
         let paid = if app.paid { ", after you paid" } else { "" };
         return (
             format!(
-                "Your hold on {} ran out at minute {until}{paid}",
-                join(&seats)
+                "Your hold on {} ran out at {}{paid}",
+                join(&seats),
+                unit.at(*until)
             ),
             Tone::Bad,
             Some(*until),

@@ -40,7 +40,7 @@ pub fn deciding_step(schedule: &Schedule) -> usize {
     let Ok(whole) = prefix(schedule, n) else {
         return n;
     };
-    let key = |o: &Outcome| (explain::headline(o), o.verdict.clone());
+    let key = |o: &Outcome| (explain::headline(schedule, o), o.verdict.clone());
     let end = key(&whole);
     let mut decided = n;
     for step in (0..n).rev() {
@@ -85,8 +85,8 @@ pub fn verdict_at(schedule: &Schedule, step: usize, deciding: usize) -> StepVerd
         explain::story_events(schedule, &outcome)
     };
     let headline = if decided {
-        story.extend(explain::consequences(&outcome));
-        explain::headline(&outcome)
+        story.extend(explain::consequences(schedule, &outcome));
+        explain::headline(schedule, &outcome)
     } else if step == 0 {
         "Nothing has happened yet".to_string()
     } else {

@@ -14,7 +14,8 @@ use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 
 use super::{
-    Expect, FinalSeat, ProgramSpec, Scenario, ScheduleError, ScheduleFile, SeatSpec, SeatStatus,
+    ClockUnit, Expect, FinalSeat, ProgramSpec, Scenario, ScheduleError, ScheduleFile, SeatSpec,
+    SeatStatus,
 };
 use reader::{boolean, choice, error, text, texts, whole, Obj};
 
@@ -143,7 +144,10 @@ fn scenario(v: &Value) -> Result<Scenario, ScheduleError> {
         v,
         "the scenario, an object, e.g. {\"seats\": [{\"id\": \"A7\"}]}",
     )?;
-    o.only(&["show", "hold_minutes", "clock", "seats"], "the scenario")?;
+    o.only(
+        &["show", "hold_minutes", "clock", "clock_unit", "seats"],
+        "the scenario",
+    )?;
     let seats = o.need(
         "seats",
         "the show's seats, e.g. \"seats\": [{\"id\": \"A7\"}]",
@@ -173,12 +177,17 @@ fn scenario(v: &Value) -> Result<Scenario, ScheduleError> {
                 whole(p, v, "the clock's first minute, e.g. 0")
             })?
             .unwrap_or(0),
+        clock_unit: o.opt("clock_unit", clock_unit)?.unwrap_or_default(),
         seats: items
             .iter()
             .enumerate()
             .map(|(i, seat)| self::seat(&format!("scenario.seats[{i}]"), seat))
             .collect::<Result<_, _>>()?,
     })
+}
+
+fn clock_unit(path: &str, v: &Value) -> Result<ClockUnit, ScheduleError> {
+    choice(path, v, "the clock's unit", &words::CLOCK_UNITS)
 }
 
 fn status(path: &str, v: &Value) -> Result<SeatStatus, ScheduleError> {

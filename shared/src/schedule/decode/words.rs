@@ -1,13 +1,16 @@
 //! The words a file writes for each choice of the format, as serde writes them back (a test
 //! holds the two to each other).
 
-use super::super::{Isolation, Now, PayOutcome, SeatStatus, Wait};
+use super::super::{ClockUnit, Isolation, Now, PayOutcome, SeatStatus, Wait};
 
 pub(super) const STATUSES: [(&str, SeatStatus); 3] = [
     ("AVAILABLE", SeatStatus::Available),
     ("HELD", SeatStatus::Held),
     ("BOOKED", SeatStatus::Booked),
 ];
+
+pub(super) const CLOCK_UNITS: [(&str, ClockUnit); 2] =
+    [("minute", ClockUnit::Minute), ("second", ClockUnit::Second)];
 
 pub(super) const LEVELS: [(&str, Isolation); 3] = [
     ("read committed", Isolation::ReadCommitted),
@@ -46,6 +49,7 @@ mod tests {
     #[test]
     fn every_word_is_the_one_serde_writes() {
         written(&STATUSES);
+        written(&CLOCK_UNITS);
         written(&LEVELS);
         written(&WAITS);
         written(&NOWS);

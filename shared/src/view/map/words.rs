@@ -50,14 +50,6 @@ fn names(actors: &[String]) -> String {
     join(&actors.iter().map(|a| display_name(a)).collect::<Vec<_>>())
 }
 
-fn minutes(n: i64) -> String {
-    if n == 1 {
-        "1 minute".to_string()
-    } else {
-        format!("{n} minutes")
-    }
-}
-
 /// How a stored status reads in a sentence about a write.
 fn written(w: &PendingWrite) -> String {
     let whose = w
@@ -94,7 +86,8 @@ impl MapSeat {
         all
     }
 
-    /// Whose the seat is, and for how long: "Adam · 9 min", "Adam · hold ran out", or every
+    /// Whose the seat is, and for how long: "Adam · 9 min" (or "9 s" on a clock of seconds),
+    /// "Adam · hold ran out", or every
     /// buyer of a seat sold twice.
     pub fn owner_line(&self) -> Option<String> {
         if self.double() {
@@ -103,7 +96,7 @@ impl MapSeat {
         let who = display_name(self.holder.as_deref()?);
         Some(match (self.status, self.minutes_left) {
             (SeatStatus::Held, Some(0)) => format!("{who} · hold ran out"),
-            (SeatStatus::Held, Some(m)) => format!("{who} · {m} min"),
+            (SeatStatus::Held, Some(m)) => format!("{who} · {}", self.clock_unit.short(m)),
             _ => who,
         })
     }
@@ -157,7 +150,11 @@ impl MapSeat {
     /// The seat's live Redis key: "Redis: Adam · 4 min".
     pub fn redis_line(&self) -> Option<String> {
         let (who, left) = self.redis.as_ref()?;
-        Some(format!("Redis key: {} · {left} min", display_name(who)))
+        Some(format!(
+            "Redis key: {} · {}",
+            display_name(who),
+            self.clock_unit.short(*left)
+        ))
     }
 
     /// Everything the seat shows, as one sentence for a screen reader.
@@ -201,7 +198,7 @@ impl MapSeat {
             parts.push(format!(
                 "its Redis key is held by {}, {} left",
                 display_name(who),
-                minutes(*left)
+                self.clock_unit.span(*left)
             ));
         }
         format!("{}.", parts.join("; "))
@@ -229,7 +226,7 @@ impl MapSeat {
             (SeatState::Free, _) => "free".to_string(),
             (SeatState::Held, Some(w)) => match self.minutes_left {
                 Some(0) => format!("held by {w}, whose hold has run out"),
-                Some(m) => format!("held by {w}, {} left", minutes(m)),
+                Some(m) => format!("held by {w}, {} left", self.clock_unit.span(m)),
                 None => format!("held by {w}"),
             },
             (SeatState::Held, None) => "held".to_string(),
