@@ -83,6 +83,27 @@ impl BuiltIn {
         file
     }
 
+    /// Whether the goal is about `schedule`: it keeps the built-in's buyers and seats (the
+    /// reader may add to them, change programs or switch the defence). A schedule of other
+    /// people on other seats, such as a live round opened in the sandbox, has no goal here.
+    pub fn goal_applies(&self, schedule: &Schedule) -> bool {
+        let names =
+            |s: &Schedule| -> Vec<String> { s.actors().iter().map(|a| a.name.clone()).collect() };
+        let seats = |s: &Schedule| -> Vec<String> {
+            s.scenario()
+                .seats
+                .iter()
+                .map(|seat| seat.id.clone())
+                .collect()
+        };
+        let Ok(own) = Schedule::parse(self.file.clone()) else {
+            return false;
+        };
+        let (theirs, their_seats) = (names(schedule), seats(schedule));
+        names(&own).iter().all(|n| theirs.contains(n))
+            && seats(&own).iter().all(|id| their_seats.contains(id))
+    }
+
     /// Whether `outcome` (of `schedule`, up to wherever the reader stopped) reaches the goal.
     pub fn goal_met(&self, schedule: &Schedule, outcome: &Outcome) -> bool {
         let entries = &outcome.entries;
@@ -332,6 +353,28 @@ fn read(&(id, chapter, title, goal, check, json): &Listed) -> BuiltIn {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_goal_is_about_the_builtins_own_buyers_and_seats() {
+        for b in all() {
+            for defence in std::iter::once(None).chain(crate::defences::NAMES.iter().map(Some)) {
+                let s = Schedule::parse(b.file_with_defence(defence.copied())).unwrap();
+                assert!(b.goal_applies(&s), "{} with {defence:?}", b.id);
+            }
+        }
+        let sandbox = get("ch5-three-buyers").unwrap();
+        let mut round = sandbox.file.clone();
+        let programs: Vec<_> = std::mem::take(&mut round.actors).into_values().collect();
+        round.actors = ["ana", "bo", "cy"]
+            .iter()
+            .map(|n| n.to_string())
+            .zip(programs)
+            .collect();
+        round.order.clear();
+        round.expect = None;
+        let round = Schedule::parse(round).unwrap();
+        assert!(!sandbox.goal_applies(&round), "other people's round");
+    }
 
     #[test]
     fn every_builtin_scenario_parses() {

@@ -19,7 +19,12 @@ pub fn Verdict() -> impl IntoView {
     let programs = Memo::new(move |_| lab.schedule.with(|s| s.with_order(s.full_multiset())));
     let reachable = Memo::new(move |_| {
         let builtin = scenarios::get(lab.source.get().scenario)?;
-        programs.with(|s| words::goal_reachable(&builtin, s))
+        programs.with(|s| {
+            builtin
+                .goal_applies(s)
+                .then(|| words::goal_reachable(&builtin, s))
+                .flatten()
+        })
     });
     let summary = Memo::new(move |_| {
         let outcome = lab.outcome.get();
@@ -27,10 +32,12 @@ pub fn Verdict() -> impl IntoView {
         lab.schedule.with(|schedule| match outcome {
             Ok(outcome) => {
                 let v = words::verdict_at(schedule, step, deciding.get());
-                let goal = scenarios::get(lab.source.get().scenario).map(|b| {
-                    let met = model::goal_at(&b, schedule, step);
-                    (b.goal, met)
-                });
+                let goal = scenarios::get(lab.source.get().scenario)
+                    .filter(|b| b.goal_applies(schedule))
+                    .map(|b| {
+                        let met = model::goal_at(&b, schedule, step);
+                        (b.goal, met)
+                    });
                 // A warning about the order itself, not an outcome: shown from the start.
                 let race = outcome.races.first().copied();
                 Ok((v, goal, race))
