@@ -209,11 +209,11 @@ async fn a_finished_round_opens_in_the_sandbox_by_its_link() {
         actors.contains(&ana.actor.as_str()) && actors.contains(&bo.actor.as_str()),
         "{actors:?}"
     );
+    // Each overlap comes with its sentence, written once, by the model's words.
     for overlap in round["overlaps"].as_array().unwrap() {
-        assert!(
-            overlap["ops"][0].is_string() && overlap["ops"][1].is_string(),
-            "{overlap}"
-        );
+        let entries = [0, 1].map(|i| overlap["entries"][i].as_u64().unwrap() as usize);
+        let words = shared::explain::overlap_line(&schedule, entries).expect("both entries ran");
+        assert_eq!(overlap["words"], words.as_str(), "{overlap}");
     }
     let (status, body) = api
         .get(&format!("/api/rooms/{code}/rounds/9/sandbox"))

@@ -7,6 +7,7 @@
 mod event;
 mod fate;
 mod late;
+mod overlap;
 
 use std::collections::BTreeMap;
 
@@ -16,6 +17,7 @@ use crate::schedule::{Schedule, SeatStatus, CLOCK};
 use event::Event;
 use fate::{fates, Fate};
 use late::late_bookings;
+pub use overlap::overlap_line;
 
 /// The chain of events that led to the outcome, then its consequence, one short line each.
 pub fn verdict_story(schedule: &Schedule, outcome: &Outcome) -> Vec<String> {

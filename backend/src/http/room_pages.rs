@@ -69,7 +69,7 @@ async fn options(State(state): State<AppState>) -> Result<Response, Refused> {
 }
 
 /// `GET /api/rooms/{code}/rounds/{n}/sandbox`: round n as the sandbox's address, and where its
-/// statements overlapped (each with its actors, operations and steps).
+/// statements overlapped (each with its entries, its actors and the sentence that says so).
 async fn sandbox(
     State(state): State<AppState>,
     Path((raw, n)): Path<(String, String)>,
@@ -85,19 +85,6 @@ async fn sandbox(
     let room = store::load(api.rooms.pool(), &code).await?;
     let round = schedule::round(api.rooms.pool(), &room, n).await?;
     let (path, parsed) = sandbox_path(&round.schedule)?;
-    let op_of = |entry: usize| -> Value {
-        let Some(&actor) = parsed.order().get(entry) else {
-            return Value::Null;
-        };
-        let index = parsed.order()[..entry]
-            .iter()
-            .filter(|&&a| a == actor)
-            .count();
-        parsed.actors()[actor]
-            .program
-            .get(index)
-            .map_or(Value::Null, |op| op.name().into())
-    };
     let overlaps: Vec<Value> = round
         .overlaps
         .iter()
@@ -105,7 +92,7 @@ async fn sandbox(
             json!({
                 "entries": o.entries,
                 "actors": o.actors,
-                "ops": [op_of(o.entries[0]), op_of(o.entries[1])],
+                "words": shared::explain::overlap_line(&parsed, o.entries),
             })
         })
         .collect();

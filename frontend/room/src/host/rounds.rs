@@ -11,21 +11,14 @@ use serde_json::Value;
 use crate::api;
 use crate::live::Live;
 
-/// An op's name as a sentence says it.
-fn op_words(op: &Value) -> String {
-    op.as_str().unwrap_or("statement").replace('_', " ")
-}
-
-/// Where a round's statements overlapped, in words.
+/// Where a round's statements overlapped, in the server's words (`shared::explain::overlap_line`).
 fn overlap_words(round: &Value) -> Vec<String> {
-    round["overlaps"].as_array().into_iter().flatten().map(|o| {
-        let who = |i: usize| shared::view::display_name(o["actors"][i].as_str().unwrap_or_default());
-        let step = |i: usize| o["entries"][i].as_u64().unwrap_or(0) + 1;
-        format!(
-            "{}'s {} (step {}) and {}'s {} (step {}) were in flight at once: PostgreSQL may have taken them in the other order",
-            who(0), op_words(&o["ops"][0]), step(0), who(1), op_words(&o["ops"][1]), step(1)
-        )
-    }).collect()
+    round["overlaps"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|o| o["words"].as_str().map(str::to_string))
+        .collect()
 }
 
 #[component]
