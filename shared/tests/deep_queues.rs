@@ -185,3 +185,42 @@ fn two_waiters_for_one_ticket_that_an_abort_frees_race_for_it() {
         "Eve's commit wakes Fay, whose abort wakes Ben and Gus together"
     );
 }
+
+#[test]
+fn two_waits_one_rollback_began_race_for_the_deadlock_they_close_later() {
+    // Dave holds A1 and A2. Fay waits for A1, Eve behind her; Carl waits for A2 on his way to
+    // A3, which Eve holds. Dave's rollback wakes Fay and Carl together: Fay takes A1 and Eve
+    // goes back to waiting, now for Fay; Carl takes A2 and waits for Eve on A3. One entry
+    // later Fay's write of A2 waits for Carl and closes the cycle. Eve's and Carl's deadlock
+    // timers started in the same wake-up, in whichever order the machine ran them, so which
+    // of the two PostgreSQL fails is a race (random schedule 9013, seed 20261206: Carl as
+    // often as Eve).
+    let actors = r#""dave": [{"op": "begin"}, {"op": "write", "seats": ["A1"], "status": "HELD"},
+            {"op": "write", "seats": ["A2"], "status": "HELD"}, {"op": "rollback"}],
+        "eve": [{"op": "begin"}, {"op": "write", "seats": ["A3"], "status": "BOOKED"},
+            {"op": "write", "seats": ["A1"], "status": "BOOKED"}, {"op": "rollback"}],
+        "fay": [{"op": "begin"}, {"op": "write", "seats": ["A1"], "status": "HELD"},
+            {"op": "write", "seats": ["A2"], "status": "HELD"}, {"op": "rollback"}],
+        "carl": [{"op": "begin"}, {"op": "write", "seats": ["A2", "A3"], "status": "BOOKED"},
+            {"op": "rollback"}]"#;
+    let order = "dave eve fay carl dave dave eve fay eve carl dave fay eve carl fay";
+    let (t, races) = run(&["A1", "A2", "A3"], actors, order);
+    assert_eq!(t.entries[7].waited_for, ["dave"], "Fay waits for Dave's A1");
+    assert_eq!(
+        t.entries[9].waited_for,
+        ["dave"],
+        "Carl waits for Dave's A2"
+    );
+    let failed: Vec<&str> = t
+        .entries
+        .iter()
+        .filter(|e| e.step().ends_with("error:40P01"))
+        .map(|e| e.actor.as_str())
+        .collect();
+    assert_eq!(failed.len(), 1, "one victim: {:?}", steps(&t));
+    assert!(
+        races.contains(&12),
+        "Fay's write closes the cycle of two waits Dave's rollback began: {races:?} {:?}",
+        steps(&t)
+    );
+}

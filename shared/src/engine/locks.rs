@@ -45,6 +45,9 @@ pub(crate) struct Wait {
     pub on: WaitOn,
     /// When its current wait began (a global sequence): orders wake-ups and deadlock checks.
     pub since: u32,
+    /// The sequence at the start of the entry during which its current wait began: two waits
+    /// with the same began in one wake-up, in an order the machine picks.
+    pub began: u32,
     /// Its place in the row's queue (a global sequence).
     pub queued: u32,
     /// Whether it is the first in its row's queue.
@@ -103,6 +106,8 @@ pub(crate) struct Locks {
     /// Per actor: what its statement in flight waits for.
     pub waits: Vec<Option<Wait>>,
     seq: u32,
+    /// The sequence at the start of the current entry (`start_entry`).
+    entry_seq: u32,
 }
 
 clone_reusing!(Locks {
@@ -112,6 +117,7 @@ clone_reusing!(Locks {
     ticketed,
     waits,
     seq,
+    entry_seq,
 });
 
 impl Locks {
@@ -123,7 +129,13 @@ impl Locks {
             ticketed: vec![0; seats],
             waits: vec![None; actors],
             seq: 0,
+            entry_seq: 0,
         }
+    }
+
+    /// An entry begins: the waits that begin from now on began during it.
+    pub fn start_entry(&mut self) {
+        self.entry_seq = self.seq;
     }
 
     fn tick(&mut self) -> u32 {
@@ -228,6 +240,7 @@ impl Locks {
         self.waits[actor] = Some(Wait {
             on,
             since: t,
+            began: self.entry_seq,
             queued,
             head,
             holder,
@@ -245,6 +258,7 @@ impl Locks {
         let t = self.tick();
         self.waits[actor] = Some(Wait {
             since: t,
+            began: self.entry_seq,
             head: true,
             holder: Some(other),
             checked: false,
@@ -259,6 +273,7 @@ impl Locks {
         self.waits[actor] = Some(Wait {
             on,
             since: t,
+            began: self.entry_seq,
             queued: t,
             head: true,
             holder: Some(other),
@@ -336,9 +351,11 @@ impl Locks {
                 // A version replaced by a committed update is not read again: the waiter goes
                 // by what it saw as it queued.
                 let reread = holder != w.seen && !db.replaced(seat, tid);
+                let began = self.entry_seq;
                 let w = self.waits[a].as_mut().expect("a waiter");
                 w.head = true;
                 w.since = t;
+                w.began = began;
                 w.holder = holder;
                 w.checked = false;
                 if reread {
@@ -355,26 +372,28 @@ impl Locks {
     /// wait whose one check already ran (`checked`) is passed over: a later waiter's check
     /// finds the cycle.
     ///
-    /// Also returns whether the victim's wait and the next one's on a cycle both began after
-    /// `seq` (during the current entry): their timers then run out microseconds apart, and
-    /// which one PostgreSQL aborts is a race.
-    pub fn deadlock_victim(&self, db: &Db, seq: u32) -> Option<(usize, bool)> {
+    /// Also returns whether the victim's wait and the next one's on a cycle both began during
+    /// one entry (one commit or rollback woke them, or the current entry's): their timers
+    /// then run out microseconds apart, in the order the machine ran their sessions, and
+    /// which one PostgreSQL aborts is a race. That holds whether the cycle closed in that
+    /// entry or later: the timers started when the waits did.
+    pub fn deadlock_victim(&self, db: &Db) -> Option<(usize, bool)> {
         if self.waits.iter().flatten().count() < 2 {
             return None;
         }
         let edges: Vec<u32> = (0..self.waits.len())
             .map(|a| self.blocker_mask(a, db))
             .collect();
-        let mut on_cycles: Vec<(u32, usize)> = (0..self.waits.len())
+        let mut on_cycles: Vec<(u32, u32, usize)> = (0..self.waits.len())
             .filter_map(|a| {
                 self.waits[a]
                     .filter(|w| !w.checked && reaches(&edges, a))
-                    .map(|w| (w.since, a))
+                    .map(|w| (w.since, w.began, a))
             })
             .collect();
         on_cycles.sort_unstable();
-        let race = on_cycles.len() >= 2 && on_cycles[0].0 > seq && on_cycles[1].0 > seq;
-        on_cycles.first().map(|&(_, a)| (a, race))
+        let race = on_cycles.len() >= 2 && on_cycles[0].1 == on_cycles[1].1;
+        on_cycles.first().map(|&(_, _, a)| (a, race))
     }
 
     /// Breaking a deadlock takes `deadlock_timeout` from the start of its victim's wait: every
@@ -385,11 +404,6 @@ impl Locks {
         for w in self.waits.iter_mut().flatten() {
             w.checked = true;
         }
-    }
-
-    /// The current wait sequence number (waits that begin later have a larger `since`).
-    pub fn seq(&self) -> u32 {
-        self.seq
     }
 
     /// The wait sequence of `actor`'s current wait (for waking waiters in order).

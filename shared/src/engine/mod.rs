@@ -303,10 +303,8 @@ impl<'s> Engine<'s> {
             _ => None,
         };
         self.clients.sent(self.schedule, actor, k);
-        let mut ev = Events {
-            seq: self.locks.seq(),
-            ..Events::default()
-        };
+        self.locks.start_entry();
+        let mut ev = Events::default();
         match decided {
             Some(result) => {
                 self.clients
@@ -344,7 +342,7 @@ impl<'s> Engine<'s> {
                 self.drive(a, r, ev);
                 continue;
             }
-            if let Some((victim, race)) = self.locks.deadlock_victim(&self.db, ev.seq) {
+            if let Some((victim, race)) = self.locks.deadlock_victim(&self.db) {
                 if race {
                     self.race();
                 }
@@ -381,8 +379,9 @@ impl<'s> Engine<'s> {
     /// and whichever runs first gets it; two of them went for the same row, one from that
     /// row's queue and one from a wait for another row, or both from behind an UPDATE that
     /// found the row replaced (it lets go of the queue before it locks the newest version);
-    /// or two of them went back to waiting into a deadlock, and which of their timers runs out
-    /// first decides the victim. A real run of
+    /// or two of them went back to waiting (in one wake-up, whenever the cycle closed) and a
+    /// deadlock runs through both, and which of their timers runs out first decides the
+    /// victim. A real run of
     /// such an order may disagree with the model; every other difference is a bug.
     pub fn races(&self) -> &[usize] {
         &self.races

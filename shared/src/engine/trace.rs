@@ -61,8 +61,6 @@ pub(crate) struct Events {
     pub done: Dones,
     /// Deadlock victims.
     pub victims: Vec<usize>,
-    /// The wait sequence number when the entry began.
-    pub seq: u32,
 }
 
 impl Events {
