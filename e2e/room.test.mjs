@@ -157,6 +157,15 @@ test('two phones race for one seat: exactly one holds it, the projector shows it
     assert.ok(['Ana', 'Bo'].includes(modelled), `the model gives A1 to one of them: ${said}`);
     assert.match(overlaps[0], /claim .* and .* claim .* were in flight at once/);
   }
+  // The round is other people on other seats: chapter 5's goal is not about it. Its clock
+  // counts the round's seconds, and every word of the replay says so.
+  assert.equal(await host.page.locator('[data-testid="goal"], .scenario-goal').count(), 0, 'no chapter goal for a live round');
+  assert.match(await host.page.locator('[data-testid="schedule-name"]').innerText(), /^Room [A-Z]+, round 1$/);
+  assert.match(await host.page.locator('[data-testid="clock"]').innerText(), /clock: second \d+/);
+  for (const part of ['verdict-panel', 'seat-map', 'timeline']) {
+    const text = await host.page.locator(`[data-testid="${part}"]`).first().innerText();
+    assert.ok(!/\bminutes?\b|\d min\b/.test(text), `the ${part} counts seconds: ${text}`);
+  }
   const lanes = (await host.page.locator('[data-testid="timeline"]').innerText()).toLowerCase();
   for (const name of ['ana', 'bo']) assert.ok(lanes.includes(name), `the sandbox shows ${name}'s steps`);
   await shot(host.page, 'sandbox-round-1280');

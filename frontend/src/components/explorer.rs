@@ -85,6 +85,9 @@ const GOAL_LIMIT: u64 = 2_000;
 fn reaching_goal(lab: crate::state::Lab) -> Option<GoalCount> {
     let builtin = shared::scenarios::get(lab.source.get_untracked().scenario)?;
     lab.schedule.with_untracked(|schedule| {
+        if !builtin.goal_applies(schedule) {
+            return None;
+        }
         let (orders, complete) = explorer::orders(schedule, GOAL_LIMIT);
         if !complete {
             return None;

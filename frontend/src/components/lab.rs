@@ -125,14 +125,25 @@ fn summary_of(lab: Lab) -> String {
     })
 }
 
+/// The scenario's title and goal; for a schedule of other buyers or seats (a live round opened
+/// in the sandbox, say) the goal is not about it, and the schedule's own name stands there.
 #[component]
 fn ScenarioGoal(lab: Lab) -> impl IntoView {
     let builtin = move || scenarios::get(lab.source.get().scenario);
+    let applies = Memo::new(move |_| {
+        let b = builtin();
+        lab.schedule.with(|s| b.is_some_and(|b| b.goal_applies(s)))
+    });
     view! {
         {move || builtin().map(|b| view! {
             <header class="scenario-head">
                 <h2 data-testid="scenario-title">{b.title}</h2>
-                <p class="scenario-goal">{b.goal}</p>
+                {move || if applies.get() {
+                    view! { <p class="scenario-goal">{b.goal}</p> }.into_any()
+                } else {
+                    let name = lab.schedule.with(|s| s.name().to_string());
+                    view! { <p class="scenario-name" data-testid="schedule-name">{name}</p> }.into_any()
+                }}
             </header>
         })}
     }
