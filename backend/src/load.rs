@@ -103,10 +103,19 @@ async fn watch(
             let now = Instant::now();
             let mut pending = pending.lock().expect("pending");
             for seat in state["seats"].as_array().into_iter().flatten() {
+                let Some(id) = seat["id"].as_str() else {
+                    continue;
+                };
                 if seat["status"] != "AVAILABLE" || seat["ticket"] == true {
-                    if let Some(sent) = seat["id"].as_str().and_then(|id| pending.remove(id)) {
-                        seen.lock().expect("seen").push(now - sent);
+                    match pending.sent.remove(id) {
+                        Some(sent) => seen.lock().expect("seen").push(now - sent),
+                        // Shown before its tap's answer came back: timed when that answer does.
+                        None => {
+                            pending.shown.entry(id.to_string()).or_insert(now);
+                        }
                     }
+                } else {
+                    pending.shown.remove(id);
                 }
             }
         }
@@ -114,8 +123,15 @@ async fn watch(
 }
 
 /// Seats taken by a winning tap whose change the projector has not shown yet, with when the tap
-/// was sent.
-type Pending = Arc<Mutex<std::collections::HashMap<String, Instant>>>;
+/// was sent; and seats the projector showed taken before their tap's answer came back, with when
+/// it showed them (the stream can be quicker than the answer).
+type Pending = Arc<Mutex<Taken>>;
+
+#[derive(Default)]
+struct Taken {
+    sent: std::collections::HashMap<String, Instant>,
+    shown: std::collections::HashMap<String, Instant>,
+}
 
 struct Client {
     http: reqwest::Client,
@@ -276,7 +292,7 @@ pub async fn run(load: &Load) -> Result<Report, String> {
         );
         let deadline = load.duration.map(|d| started + d);
         let release = load.release;
-        let pending = pending.clone();
+        let (pending, projector) = (pending.clone(), projector.clone());
 
         tasks.push(tokio::spawn(async move {
             let mut round = 0u64;
@@ -313,11 +329,13 @@ pub async fn run(load: &Load) -> Result<Report, String> {
                         break;
                     }
                     if holding && path == "taps" {
-                        pending
-                            .lock()
-                            .expect("pending")
-                            .entry(seat.clone())
-                            .or_insert(sent);
+                        let mut pending = pending.lock().expect("pending");
+                        match pending.shown.remove(&seat) {
+                            Some(shown) => projector.lock().expect("seen").push(shown - sent),
+                            None => {
+                                pending.sent.entry(seat.clone()).or_insert(sent);
+                            }
+                        }
                     }
                 }
                 // A seat given back at once was held, never sold: not counted as told.

@@ -1,7 +1,7 @@
 //! Each round's seats: a booking schema of the round's own, made from the migration text 0001
 //! exactly as a run's schema is (`shared::sql::SCHEMA_DDL`), its seats inserted with
 //! `shared::sql::INSERT_SEAT`, and a pool whose connections have that schema as their search
-//! path and the sessions' settings of the executor's actors.
+//! path and the sessions' settings of the executor's actors (and no JIT).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -77,6 +77,11 @@ fn round_options(main: &PgConnectOptions, schema: &str) -> PgConnectOptions {
         ("lock_timeout", "15s"),
         ("idle_in_transaction_session_timeout", "60s"),
         ("plan_cache_mode", "force_custom_plan"),
+        // With sequential scans off, a read of a table without an index (the refunds owed) is
+        // priced as disabled, far past the JIT's thresholds: every rebuild of the room's state
+        // compiled its reads with LLVM (a third of a second on this machine) and threw the
+        // code away, its plans being custom. The answers are the same without it.
+        ("jit", "off"),
     ])
 }
 
