@@ -1,7 +1,9 @@
 //! The start of a participant's request, in one round trip: the participant their token names,
 //! the room, the participant's one-request lease (taken only while the race is on and no other
 //! request of theirs is being answered) with the payment they still have to make, and what they
-//! did earlier in the round, from which their client is rebuilt.
+//! did earlier in the round, from which their client is rebuilt. A lease taken before the
+//! database last started is free: the request that took it lost its connection in the restart
+//! and was answered 503, so it can release nothing.
 
 use shared::outcome::{SeenRow, StepResult};
 
@@ -42,7 +44,8 @@ fn begin_sql(by_token: bool) -> String {
     update lastseat_rooms.participants q set busy_until = now() + interval '60 seconds'
       from p, r
      where q.room = $1 and q.n = p.n and r.phase = 'race' and r.race_at_ms <= r.now_ms
-       and (q.busy_until is null or q.busy_until < now())
+       and (q.busy_until is null or q.busy_until < now()
+            or q.busy_until - interval '60 seconds' < pg_postmaster_start_time())
     returning q.pending
 )
 select r.*, p.n, p.name, p.actor, (select pending from leased) as pending,
