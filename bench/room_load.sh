@@ -4,7 +4,8 @@
 # conditional UPDATE on the same server (bench/pgbench_claim.sh), with `uptime` beside each.
 # Each load gets a server of its own (a room's round pool keeps its connections for 30 s, and
 # three rooms' pools at once would crowd a shared server's max_connections); pgbench runs once
-# the server is gone, for the same reason.
+# the server is gone, for the same reason. After each load, the server's own account of where
+# the requests' time went (`room phases` lines of its log: backend/src/room/phases.rs).
 #
 #   bench/room_load.sh [BACKEND_BINARY]     (default target/release/backend)
 #
@@ -41,8 +42,11 @@ load() {
     [ -n "$base" ] || { cat "$log"; exit 1; }
     echo "## backend load --defence atomic_update --buyers 32 $*   ($(uptime | sed 's/.*load/load/'))"
     "$bin" load --url "$base" --defence atomic_update --buyers 32 "$@" 2>/dev/null
-    echo
     stop_server
+    # Where the server says the requests' time went (room/phases.rs, every 5 s of load); an
+    # older server says nothing.
+    sed 's/\x1b\[[0-9;]*m//g' "$log" | grep -o 'room phases.*' | sed 's/^/server: /' || true
+    echo
 }
 load --seats 8 --duration "$secs"
 load --seats 500 --duration "$secs" --release

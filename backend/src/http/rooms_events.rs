@@ -2,25 +2,31 @@
 //! with the whole state, read afresh, so that a phone that reconnects is in step at once; then
 //! every change, as this process hears of it through PostgreSQL's NOTIFY (`room::live`), and a
 //! `reconnecting` event (`{"message"}`) while the database is out of reach, followed by the
-//! true state once it is back.
+//! true state once it is back. Each event's bytes are written once (`live::Update::frame`) and
+//! shared by every stream of the room, so a room with many screens costs one copy of its state
+//! per change, not one per screen; a comment every 15 s keeps idle streams open.
 
 use std::convert::Infallible;
 use std::time::Duration;
 
+use axum::body::{Body, Bytes};
 use axum::extract::{Path, State};
-use axum::response::sse::{Event, KeepAlive, Sse};
-use axum::response::IntoResponse;
-use futures::stream::{self, Stream, StreamExt};
+use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE};
+use axum::response::{IntoResponse, Response};
+use futures::stream::{self, StreamExt};
 use tokio_stream::wrappers::WatchStream;
 
 use super::AppState;
 use crate::room::live::Update;
 use crate::room::{state, store};
 
+/// How often an idle stream gets a comment, so that proxies and browsers keep it open.
+const KEEP_ALIVE: Duration = Duration::from_secs(15);
+
 pub async fn events(
     State(app): State<AppState>,
     Path(raw): Path<String>,
-) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, super::rooms_io::Refused> {
+) -> Result<Response, super::rooms_io::Refused> {
     app.readiness
         .check()
         .map_err(|r| super::ApiError::NotReady(r).into_response())?;
@@ -28,8 +34,26 @@ pub async fn events(
     let code = store::code(&raw)?;
     let first = Update::state(state::build(&api.rooms, &code).await?.to_string());
     let changes = api.rooms.inner().live.subscribe(&code, first.clone());
-    let stream = stream::once(async move { first })
+    // A `None` after the last update, so that the stream ends with the updates (the room is
+    // gone from this process), not never for the comments.
+    let updates = stream::once(async move { first })
         .chain(WatchStream::from_changes(changes))
-        .map(|update| Ok(Event::default().event(update.event).data(&update.data)));
-    Ok(Sse::new(stream).keep_alive(KeepAlive::new().interval(Duration::from_secs(15))))
+        .map(|update| Some(update.frame.clone()))
+        .chain(stream::once(async { None }));
+    let comments = stream::unfold((), |()| async {
+        tokio::time::sleep(KEEP_ALIVE).await;
+        Some((Some(Bytes::from_static(b":\n\n")), ()))
+    });
+    let frames = stream::select(updates, comments)
+        .take_while(|frame| std::future::ready(frame.is_some()))
+        .filter_map(std::future::ready)
+        .map(Ok::<_, Infallible>);
+    Ok((
+        [
+            (CONTENT_TYPE, "text/event-stream"),
+            (CACHE_CONTROL, "no-cache"),
+        ],
+        Body::from_stream(frames),
+    )
+        .into_response())
 }

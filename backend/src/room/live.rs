@@ -10,6 +10,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use axum::body::Bytes;
 use futures::future::join_all;
 use sqlx::postgres::PgListener;
 use tokio::sync::watch;
@@ -20,7 +21,8 @@ use crate::db::Fault;
 /// The channel every room's changes are notified on (the payload is the room's code).
 pub const CHANNEL: &str = "lastseat_rooms";
 /// How often a room's state is rebuilt at most, per process: a change is rebuilt as soon as it
-/// is heard of, and changes heard meanwhile wait at most this long for the next rebuild.
+/// is heard of (or made here), and changes heard meanwhile wait for the next rebuild, which
+/// starts at most this long after the start of the last one.
 const COALESCE: Duration = Duration::from_millis(20);
 /// How long a rebuild that failed (the database is away) waits before it is tried again.
 const RETRY: Duration = Duration::from_millis(200);
@@ -29,26 +31,40 @@ const RETRY: Duration = Duration::from_millis(200);
 pub const RECONNECTING: &str = "the connection to the database was lost: reconnecting; \
      the seats shown may be out of date until it is back";
 
-/// One event of a room's stream: its name (`state`, `reconnecting`) and its JSON data.
+/// One event of a room's stream: its name (`state`, `reconnecting`) and its JSON data, and the
+/// server-sent event's bytes, written once for every stream that sends it.
 #[derive(Debug)]
 pub struct Update {
     pub event: &'static str,
     pub data: String,
+    pub frame: Bytes,
 }
 
 impl Update {
-    pub fn state(data: String) -> Arc<Update> {
+    fn new(event: &'static str, data: String) -> Arc<Update> {
+        let mut frame = format!("event: {event}\n");
+        for line in data.lines() {
+            frame.push_str("data: ");
+            frame.push_str(line);
+            frame.push('\n');
+        }
+        frame.push('\n');
         Arc::new(Update {
-            event: "state",
+            event,
             data,
+            frame: Bytes::from(frame),
         })
     }
 
+    pub fn state(data: String) -> Arc<Update> {
+        Update::new("state", data)
+    }
+
     fn reconnecting() -> Arc<Update> {
-        Arc::new(Update {
-            event: "reconnecting",
-            data: serde_json::json!({ "message": RECONNECTING }).to_string(),
-        })
+        Update::new(
+            "reconnecting",
+            serde_json::json!({ "message": RECONNECTING }).to_string(),
+        )
     }
 }
 
@@ -91,6 +107,16 @@ impl Live {
         self.wake.notify_one();
     }
 
+    /// Marks the streams of `code` in this process for a rebuild: a change this process made
+    /// (`recorder.rs`), without waiting for its NOTIFY to come back.
+    pub fn changed(&self, code: &str) {
+        let mut rooms = self.rooms.lock().expect("live lock");
+        if let Some(w) = rooms.get_mut(code) {
+            w.dirty = true;
+            self.wake.notify_one();
+        }
+    }
+
     fn mark(&self, code: Option<&str>) {
         let mut rooms = self.rooms.lock().expect("live lock");
         for (c, w) in rooms.iter_mut() {
@@ -127,6 +153,7 @@ pub fn start(rooms: &Rooms) {
         loop {
             // Woken by a change, or once a second in any case.
             let _ = tokio::time::timeout(Duration::from_secs(1), live.wake.notified()).await;
+            let began = tokio::time::Instant::now();
             let dirty = live.take_dirty();
             let built = join_all(
                 dirty
@@ -147,7 +174,8 @@ pub fn start(rooms: &Rooms) {
                     Err(e) => tracing::debug!(error = %e, %code, "a room's state was not rebuilt"),
                 }
             }
-            tokio::time::sleep(if failed { RETRY } else { COALESCE }).await;
+            // At most one rebuild every `COALESCE`, counted from the start of this one.
+            tokio::time::sleep_until(began + if failed { RETRY } else { COALESCE }).await;
         }
     });
 }

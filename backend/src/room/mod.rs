@@ -9,17 +9,21 @@
 //! tokens), `booking` (the round's schema and its pool), `exec` (one statement and its answer),
 //! `attempt` (a tap, a payment, a cancel), `redis` (the real Redis of the Redis hold), `state`
 //! (what every screen shows), `live` (LISTEN/NOTIFY fan-out to the event streams), `notifier`
-//! (this process's NOTIFYs, coalesced), `ticker`
+//! (this process's NOTIFYs, coalesced), `recorder` (the requests' records, batched), `phases`
+//! (where a request's time goes), `ticker`
 //! (the round's clock, idle rooms swept), `bots`, `schedule` (a round as a format v1 file).
 
 pub mod attempt;
+pub mod batch;
 pub mod booking;
 pub mod bots;
 pub mod clock;
 pub mod exec;
 pub mod live;
 pub mod notifier;
+pub mod phases;
 pub mod record;
+pub mod recorder;
 pub mod redis;
 pub mod rounds;
 pub mod schedule;
@@ -74,14 +78,18 @@ pub struct Inner {
     pub pool: sqlx::PgPool,
     /// The pool a request begins on (`attempt/begin.rs`): its commits do not wait for the
     /// WAL to reach the disk (`synchronous_commit = off`). What it writes is the lease of one
-    /// request at a time, which a crash may lose harmlessly (the participant is free again);
-    /// bookings and every record stay on synchronous commits.
+    /// request at a time, which a crash may lose harmlessly (the participant is free again),
+    /// and the NOTIFYs (`notifier.rs`); bookings and every record stay on synchronous commits.
     pub leases: sqlx::PgPool,
     pub pools: booking::Pools,
     pub redis: redis::Redis,
     pub live: live::Live,
     /// This process's NOTIFYs, coalesced (`Rooms::changed`).
     notifier: notifier::Notifier,
+    /// The requests' records, batched (`record.rs` hands them over).
+    pub recorder: recorder::Recorder,
+    /// The requests' starts, batched (`attempt/begin.rs`), on `leases`.
+    pub starts: attempt::Starts,
     /// Bots of this process still racing (started and not yet answered for good).
     pub bots_running: std::sync::atomic::AtomicUsize,
     /// The participants (room code, number) whose last request's record this process is
@@ -93,26 +101,39 @@ impl Rooms {
     /// Rooms on `pool`, with Redis at `REDIS_URL` (or 127.0.0.1:6379). Starts the listener, the
     /// clock ticker and the idle sweep in the background.
     pub fn new(pool: sqlx::PgPool) -> Rooms {
+        let (recorder, records) = recorder::channel();
+        let (starts, starting) = attempt::starts();
+        let leases = sqlx::postgres::PgPoolOptions::new()
+            .max_connections(16)
+            .acquire_timeout(std::time::Duration::from_secs(5))
+            // No ping before each start: after a restart, `attempt/begin.rs` closes the dead
+            // connections it meets and tries once more.
+            .test_before_acquire(false)
+            .connect_lazy_with(
+                pool.connect_options()
+                    .as_ref()
+                    .clone()
+                    .options([("synchronous_commit", "off")]),
+            );
         let rooms = Rooms(Arc::new(Inner {
             pools: booking::Pools::new(pool.clone()),
-            leases: sqlx::postgres::PgPoolOptions::new()
-                .max_connections(16)
-                .acquire_timeout(std::time::Duration::from_secs(5))
-                .connect_lazy_with(
-                    pool.connect_options()
-                        .as_ref()
-                        .clone()
-                        .options([("synchronous_commit", "off")]),
-                ),
             redis: redis::Redis::from_env(),
             live: live::Live::default(),
-            notifier: notifier::Notifier::start(pool.clone()),
+            // On the pool whose commits do not wait for the disk: `notifier.rs` says why.
+            notifier: notifier::Notifier::start(leases.clone()),
+            leases,
+            recorder,
+            starts,
             bots_running: Default::default(),
             settling: Default::default(),
             pool,
         }));
+        recorder::start(&rooms, records);
+        attempt::start_starts(rooms.0.leases.clone(), starting);
         live::start(&rooms);
         ticker::start(&rooms);
+        static PHASES: std::sync::Once = std::sync::Once::new();
+        PHASES.call_once(|| phases::start_logging(std::time::Duration::from_secs(5)));
         rooms
     }
 

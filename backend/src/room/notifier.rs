@@ -1,12 +1,18 @@
 //! The NOTIFYs of this process, coalesced. PostgreSQL serialises the commits of every
-//! transaction that notified (it takes one database-wide lock in `PreCommit_Notify` and keeps it
-//! until the commit is on disk), so a NOTIFY in each request's record capped a room at one
-//! request per WAL flush: about 340 a second with 32 clients on this machine, against 4,300 for
-//! the same insert alone (pgbench, `bench/README.md`). Instead a request's record commits
-//! without one, and says which room changed here; one task sends a single NOTIFY statement for
-//! every room changed since its last one. While one is on its way, the changes that arrive wait
-//! for the next, so a busy room costs one notifying commit per flush, not one per request, and
-//! a quiet one is notified at once.
+//! transaction that notified (it takes one lock for the whole server in `PreCommit_Notify`, on
+//! every database at once, and keeps it until the commit is done), so a NOTIFY in each request's
+//! record capped a room at one request per WAL flush: about 340 a second with 32 clients on this
+//! machine, against 4,300 for the same insert alone (pgbench, `bench/README.md`); and a NOTIFY
+//! in each batch of records (`recorder.rs`) made every request wait its turn behind every other
+//! server's notifying commits (ten times slower, next to the other tests' servers). Instead the
+//! records commit without one, and say which room changed here; one task sends a single NOTIFY
+//! statement for every room changed since its last one. While one is on its way, the changes
+//! that arrive wait for the next, so a busy room costs one notifying commit at a time, not one
+//! per request, and a quiet one is notified at once. It commits without waiting for the disk
+//! (the leases' pool, `synchronous_commit = off`), which keeps that lock for microseconds
+//! instead of a flush: a NOTIFY carries no data (the records it announces are on disk before it
+//! is sent), so a crash that loses it loses nothing; the listeners rebuild every room when they
+//! reconnect.
 
 use std::collections::BTreeSet;
 use std::time::Duration;

@@ -1,48 +1,25 @@
-//! What a participant's request leaves behind, in one statement: every operation it carried
+//! What a participant's request leaves behind, in one transaction: every operation it carried
 //! out recorded (with when it was sent and answered), what the phone was told it has, the
-//! participant free for their next request with the payment still to make. One statement is
-//! one transaction, so it is all or nothing, and it is idempotent (an operation already
-//! recorded is not recorded again: the unique index of migration 0003), so that it can be sent
-//! again when the database restarted under it. Once it is in, the room's change is notified
-//! (`notifier.rs`: coalesced, outside this transaction).
+//! participant free for their next request with the payment still to make. It goes with the
+//! other requests' records of the moment in one statement (`recorder.rs`), all or nothing, and
+//! it is idempotent (an operation already recorded is not recorded again: the unique index of
+//! migration 0003), so that it can be sent again when the database restarted under it. The
+//! room's change is notified in the same commit.
 
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use shared::schedule::{op_value, Op};
 
 use super::attempt::{Done, Kind, Planned};
+use super::recorder::{self, Entry};
 use super::store::{Participant, Room};
-use super::{RoomError, Rooms};
+use super::{phases, RoomError, Rooms};
 use crate::db::Fault;
 
 /// How long a request waits for a restarting database to take its record.
 const SETTLE_WAIT: Duration = Duration::from_secs(15);
 /// How long a record is tried again in the background after that.
 const SETTLE_BACKGROUND: Duration = Duration::from_secs(60);
-
-const SETTLE: &str = "
-with recorded as (
-    insert into lastseat_rooms.requests
-           (room, round, actor, op_index, op, sql, result, seen, clock, sent_at, answered_at)
-    select $1, $2, $3, i, op::jsonb, sql, result::jsonb, seen::jsonb, clock, to_timestamp(sent),
-           to_timestamp(sent) + took * interval '1 millisecond'
-      from unnest($4::int[], $5::text[], $6::text[], $7::text[], $8::text[], $9::bigint[],
-                  $10::float8[], $11::float8[]) as t(i, op, sql, result, seen, clock, sent, took)
-    on conflict (room, round, actor, op_index) do nothing
-), holds as (
-    insert into lastseat_rooms.told (room, round, n, seat, booked, until)
-    select $1, $2, $12, s, $15, $16 from unnest($14::text[]) as s where $13 = 'hold'
-    on conflict (room, round, n, seat) do update set booked = excluded.booked, until = excluded.until
-), paid as (
-    update lastseat_rooms.told set booked = true, until = null
-     where room = $1 and round = $2 and n = $12 and $13 = 'paid'
-), forgot as (
-    delete from lastseat_rooms.told where room = $1 and round = $2 and n = $12 and $13 = 'forget'
-), freed as (
-    update lastseat_rooms.participants set busy_until = null, pending = $17
-     where room = $1 and n = $12
-)
-select 1";
 
 /// What a request leaves behind: its operations, what the phone now holds, the payment left.
 pub struct Settlement {
@@ -112,48 +89,46 @@ async fn send(
     who: &Participant,
     s: &Settlement,
 ) -> Result<(), sqlx::Error> {
+    let started = Instant::now();
+    let recorded = rooms.inner().recorder.record(entry(room, who, s)).await;
+    phases::RECORD.since(started);
+    recorded
+}
+
+/// The record of settlement `s`, as the recorder sends it.
+fn entry(room: &Room, who: &Participant, s: &Settlement) -> Entry {
     let secs = |t: SystemTime| {
         t.duration_since(UNIX_EPOCH)
             .map_or(0.0, |d| d.as_secs_f64())
     };
     let json = |v: serde_json::Value| v.to_string();
-    let done = &s.done;
-    let (mode, seats, booked, until) = told(room, &s.kind, s.holding, done);
+    let (mode, seats, booked, until) = told(room, &s.kind, s.holding, &s.done);
     let left: Vec<serde_json::Value> = s.left.iter().map(|(op, c)| op_value(op, *c)).collect();
-    sqlx::query(SETTLE)
-        .bind(&room.code)
-        .bind(room.round)
-        .bind(&who.actor)
-        .bind(done.iter().map(|d| d.op_index as i32).collect::<Vec<_>>())
-        .bind(
-            done.iter()
-                .map(|d| json(op_value(&d.op, d.condition)))
-                .collect::<Vec<_>>(),
-        )
-        .bind(done.iter().map(|d| d.sent.clone()).collect::<Vec<_>>())
-        .bind(
-            done.iter()
-                .map(|d| json(serde_json::to_value(&d.result).unwrap_or_default()))
-                .collect::<Vec<_>>(),
-        )
-        .bind(
-            done.iter()
-                .map(|d| json(serde_json::to_value(&d.seen).unwrap_or_default()))
-                .collect::<Vec<_>>(),
-        )
-        .bind(done.iter().map(|d| d.clock).collect::<Vec<_>>())
-        .bind(done.iter().map(|d| secs(d.sent_at)).collect::<Vec<_>>())
-        .bind(done.iter().map(|d| d.took_ms).collect::<Vec<_>>())
-        .bind(who.n)
-        .bind(mode)
-        .bind(seats)
-        .bind(booked)
-        .bind(until)
-        .bind(sqlx::types::Json(left))
-        .execute(rooms.pool())
-        .await?;
-    rooms.changed(&room.code);
-    Ok(())
+    Entry {
+        code: room.code.clone(),
+        round: room.round,
+        n: who.n,
+        actor: who.actor.clone(),
+        ops: s
+            .done
+            .iter()
+            .map(|d| recorder::Op {
+                index: d.op_index as i32,
+                op: json(op_value(&d.op, d.condition)),
+                sql: d.sent.clone(),
+                result: json(serde_json::to_value(&d.result).unwrap_or_default()),
+                seen: json(serde_json::to_value(&d.seen).unwrap_or_default()),
+                clock: d.clock,
+                sent: secs(d.sent_at),
+                took_ms: d.took_ms,
+            })
+            .collect(),
+        mode,
+        seats,
+        booked,
+        until,
+        pending: json(serde_json::Value::Array(left)),
+    }
 }
 
 /// How the phone's told seats change: `hold` (these seats, booked or held until), `paid`,

@@ -2,8 +2,6 @@
 //! `shared::sql`'s snapshot statements), who joined, the feed of every request (who, the SQL,
 //! what PostgreSQL answered, how long it took) and the scoreboard.
 
-use std::collections::HashMap;
-
 use serde_json::{json, Value};
 use shared::sql;
 
@@ -12,8 +10,8 @@ use super::settings::seat_ids;
 use super::store::{self, Room};
 use super::{RoomError, Rooms};
 
-/// A row of `shared::sql::SNAPSHOT_SEATS`: seat, status, holder, hold id, held until.
-type SeatRow = (String, String, Option<String>, Option<String>, Option<i64>);
+/// A seat of the map: seat, status, holder, held until, the holder's name.
+type SeatRow = (String, String, Option<String>, Option<i64>, Option<String>);
 
 /// A request of the feed: actor, name, op, SQL, result, milliseconds it took.
 type FeedRow = (
@@ -21,7 +19,7 @@ type FeedRow = (
     Option<String>,
     String,
     Option<String>,
-    sqlx::types::Json<shared::StepResult>,
+    shared::StepResult,
     f64,
 );
 
@@ -42,6 +40,13 @@ pub fn phase(room: &Room) -> &'static str {
 
 /// The whole state of room `code`.
 pub async fn build(rooms: &Rooms, code: &str) -> Result<Value, RoomError> {
+    let started = std::time::Instant::now();
+    let state = build_now(rooms, code).await;
+    super::phases::REBUILD.since(started);
+    state
+}
+
+async fn build_now(rooms: &Rooms, code: &str) -> Result<Value, RoomError> {
     let pool = rooms.pool();
     // Read first: a screen that sees no bot racing sees every seat they took.
     let bots_racing = rooms
@@ -50,53 +55,22 @@ pub async fn build(rooms: &Rooms, code: &str) -> Result<Value, RoomError> {
         .load(std::sync::atomic::Ordering::SeqCst);
     let room = store::load(pool, code).await?;
     let clock = super::clock::clock_now(&room);
-    // Every read below is independent of the others: sent at once, each on a connection of its
-    // own, so the state costs about two round trips, not ten.
+    // Two statements, sent at once: the round's seats (on its pool) and the room's people,
+    // scoreboard and feed (`ROOM_READS`), so that the state costs two round trips, not ten.
     let seat_map = seat_map(rooms, &room, clock);
-    let counts = sqlx::query_as::<_, (i64, i64)>(
-        "select count(*) filter (where not bot), count(*) filter (where bot) from lastseat_rooms.participants where room = $1",
-    )
-    .bind(code)
-    .fetch_one(pool);
-    let names = sqlx::query_as::<_, (i32, String)>(
-        "select n, name from lastseat_rooms.participants where room = $1 and not bot order by n limit $2",
-    )
-    .bind(code)
-    .bind(NAMES)
-    .fetch_all(pool);
-    let double = sqlx::query_scalar::<_, i64>(
-        "select count(*) from (select seat from lastseat_rooms.told where room = $1 and round = $2
-            and (booked or until >= $3) group by seat having count(*) > 1) as t",
-    )
-    .bind(code)
-    .bind(room.round)
-    .bind(clock)
-    .fetch_one(pool);
-    let refused = sqlx::query_scalar::<_, i64>(
-        "select count(*) from lastseat_rooms.requests where room = $1 and round = $2 and result->>'code' = '23505'",
-    )
-    .bind(code)
-    .bind(room.round)
-    .fetch_one(pool);
-    let feed = sqlx::query_as::<_, FeedRow>(
-        "select r.actor, p.name, r.op->>'op', r.sql, r.result,
-                extract(epoch from r.answered_at - r.sent_at)::float8 * 1000
-           from lastseat_rooms.requests r
-           left join lastseat_rooms.participants p on p.room = r.room and p.actor = r.actor
-          where r.room = $1 and r.round = $2 order by r.id desc limit $3",
-    )
-    .bind(code)
-    .bind(room.round)
-    .bind(FEED)
-    .fetch_all(pool);
-    let (map, (people, bots), names, double, refused, feed) = futures::try_join!(
-        seat_map,
-        async { counts.await.map_err(RoomError::from) },
-        async { names.await.map_err(RoomError::from) },
-        async { double.await.map_err(RoomError::from) },
-        async { refused.await.map_err(RoomError::from) },
-        async { feed.await.map_err(RoomError::from) },
-    )?;
+    let reads = async {
+        sqlx::query_as::<_, RoomReads>(ROOM_READS)
+            .bind(code)
+            .bind(NAMES)
+            .bind(room.round)
+            .bind(clock)
+            .bind(FEED)
+            .fetch_one(pool)
+            .await
+            .map_err(RoomError::from)
+    };
+    let (map, (people, bots, names, double, refused, feed)) = futures::try_join!(seat_map, reads)?;
+    let (names, feed) = (names.0, feed.0);
     let SeatMap {
         seats,
         sold,
@@ -131,7 +105,7 @@ pub async fn build(rooms: &Rooms, code: &str) -> Result<Value, RoomError> {
             "who": name.unwrap_or(actor),
             "op": op,
             "sql": sql,
-            "answer": result.0.short(),
+            "answer": result.short(),
             "waited_ms": (ms * 10.0).round() / 10.0,
         })).collect::<Vec<_>>(),
     }))
@@ -145,42 +119,84 @@ struct SeatMap {
     refunds: usize,
 }
 
+/// The room's reads other than its seats, in one statement: people and bots, the first names,
+/// the double bookings (seats two participants are told they have at once, at clock `$4`), the
+/// tickets the unique key refused, and the feed's latest requests. Each is a subquery that keeps
+/// the index it had as a statement of its own (migration 0003's).
+const ROOM_READS: &str = "
+select c.people, c.bots,
+       (select coalesce(jsonb_agg(jsonb_build_array(x.n, x.name) order by x.n), '[]')
+          from (select n, name from lastseat_rooms.participants
+                 where room = $1 and not bot order by n limit $2) as x) as names,
+       (select count(*) from (select seat from lastseat_rooms.told where room = $1 and round = $3
+                                 and (booked or until >= $4) group by seat having count(*) > 1) as t)
+           as double,
+       (select count(*) from lastseat_rooms.requests
+         where room = $1 and round = $3 and result->>'code' = '23505') as refused,
+       (select coalesce(jsonb_agg(jsonb_build_array(f.actor, f.name, f.op, f.sql, f.result, f.ms)
+                                  order by f.id desc), '[]')
+          from (select r.id, r.actor, p.name, r.op->>'op' as op, r.sql, r.result,
+                       extract(epoch from r.answered_at - r.sent_at)::float8 * 1000 as ms
+                  from lastseat_rooms.requests r
+                  left join lastseat_rooms.participants p on p.room = r.room and p.actor = r.actor
+                 where r.room = $1 and r.round = $3 order by r.id desc limit $5) as f) as feed
+  from (select count(*) filter (where not bot) as people, count(*) filter (where bot) as bots
+          from lastseat_rooms.participants where room = $1) as c";
+
+/// `ROOM_READS`' row.
+type RoomReads = (
+    i64,
+    i64,
+    sqlx::types::Json<Vec<(i32, String)>>,
+    i64,
+    i64,
+    sqlx::types::Json<Vec<FeedRow>>,
+);
+
+/// The round's seats with their holders' names (`shared::sql::SNAPSHOT_SEATS`), its tickets
+/// (`SNAPSHOT_BOOKINGS`) and its refunds owed (`SNAPSHOT_REFUNDS`), in one statement on the
+/// round's pool (`$1` the show, `$2` the room).
+fn round_reads() -> String {
+    format!(
+        "select (select coalesce(jsonb_agg(jsonb_build_array(s.seat_id, s.status, s.holder,
+                                                      s.held_until, p.name)
+                                    order by s.seat_id), '[]')
+           from ({seats}) as s
+           left join lastseat_rooms.participants p on p.room = $2 and p.actor = s.holder) as seats,
+        (select coalesce(jsonb_agg(b.seat_id), '[]') from ({bookings}) as b) as tickets,
+        (select count(*) from ({refunds}) as f) as refunds",
+        seats = sql::SNAPSHOT_SEATS,
+        bookings = sql::SNAPSHOT_BOOKINGS,
+        refunds = sql::SNAPSHOT_REFUNDS,
+    )
+}
+
 async fn seat_map(rooms: &Rooms, room: &Room, clock: i64) -> Result<SeatMap, RoomError> {
-    let (pool, code) = (rooms.pool(), room.code.as_str());
+    static ROUND_READS: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     let mut seats: Vec<Value> = Vec::new();
     let (mut sold, mut never_released, mut refunds) = (0, 0, 0);
     if room.round > 0 {
         let round = rooms.inner().pools.of(&room.schema());
-        let (rows, refund_rows, tickets) = futures::try_join!(
-            sqlx::query_as::<_, SeatRow>(sql::SNAPSHOT_SEATS)
-                .bind(SHOW)
-                .fetch_all(&round),
-            sqlx::query_as::<_, (String,)>(sql::SNAPSHOT_REFUNDS).fetch_all(&round),
-            sqlx::query_as::<_, (String, String, String)>(sql::SNAPSHOT_BOOKINGS)
-                .bind(SHOW)
-                .fetch_all(&round),
-        )?;
+        let (rows, tickets, refund_count): (
+            sqlx::types::Json<Vec<SeatRow>>,
+            sqlx::types::Json<Vec<String>>,
+            i64,
+        ) = sqlx::query_as(ROUND_READS.get_or_init(round_reads))
+            .bind(SHOW)
+            .bind(&room.code)
+            .fetch_one(&round)
+            .await?;
         let ticketed: std::collections::BTreeSet<&str> =
-            tickets.iter().map(|t| t.0.as_str()).collect();
-        refunds = refund_rows.len();
-        let holders: Vec<String> = rows.iter().filter_map(|r| r.2.clone()).collect();
-        let names: HashMap<String, String> = sqlx::query_as(
-            "select actor, name from lastseat_rooms.participants where room = $1 and actor = any($2)",
-        )
-        .bind(code)
-        .bind(&holders)
-        .fetch_all(pool)
-        .await?
-        .into_iter()
-        .collect();
-        for (id, status, holder, _, until) in rows {
+            tickets.0.iter().map(String::as_str).collect();
+        refunds = refund_count as usize;
+        for (id, status, holder, until, name) in rows.0 {
             sold += (status == "BOOKED" || ticketed.contains(id.as_str())) as usize;
             let expired = status == "HELD" && until.is_some_and(|u| u < clock);
             never_released += expired as usize;
             seats.push(json!({
                 "id": id,
                 "status": if expired { "EXPIRED" } else { status.as_str() },
-                "holder": holder.as_ref().map(|h| names.get(h).cloned().unwrap_or_else(|| h.clone())),
+                "holder": holder.as_ref().map(|h| name.unwrap_or_else(|| h.clone())),
                 // The holder's actor name: a phone knows its own seats by it (names may repeat).
                 "actor": holder,
                 "until": until,

@@ -3,13 +3,19 @@
 //! request of theirs is being answered) with the payment they still have to make, and what they
 //! did earlier in the round, from which their client is rebuilt. A lease taken before the
 //! database last started is free: the request that took it lost its connection in the restart
-//! and was answered 503, so it can release nothing.
+//! and was answered 503, so it can release nothing. The starts of the requests that arrive
+//! together go in one statement (`room/batch.rs`).
 
+use std::time::Instant;
+
+use futures::future::join_all;
 use shared::outcome::{SeenRow, StepResult};
 
 use super::{decode_op, Planned};
+use crate::db::Fault;
+use crate::room::batch::{self, Batcher};
 use crate::room::store::{self, Participant, Room};
-use crate::room::RoomError;
+use crate::room::{phases, RoomError, Rooms};
 
 /// An operation as recorded: the op with its `"if"`, its result, the rows it saw, the clock.
 pub(super) type Recorded = (serde_json::Value, StepResult, Vec<SeenRow>, i64);
@@ -23,66 +29,176 @@ pub(super) struct Begun {
     pub history: Vec<Recorded>,
 }
 
-/// The participant named by `$2` (a token's hash) or `$3` (their number), in room `$1`. The
-/// history is read in program order by a subquery of its own: that order is what makes the
-/// planner take the index on (room, round, actor, op_index) even before the table's statistics
-/// know the round (a fresh round, in its first minute). Left to the aggregate's own `order by`,
-/// it could as well take another index on (room, round) and read every request of the round
-/// for each request.
-fn begin_sql(by_token: bool) -> String {
-    let who = if by_token {
-        "token_hash = $2"
-    } else {
-        "n = $3"
-    };
+/// The participants named by the arrays: request `k` (the arrays' `k`-th place, from 1) names
+/// room `$1[k]` and, in it, the token whose hash is `$2[k]` or participant number `$3[k]`. One
+/// row per request whose participant exists, with its `k`; the lease only for those who can
+/// have it (of two requests of one participant in one batch, one gets it). The history is read
+/// in program order by a subquery of its own: that order is what makes the planner take the
+/// index on (room, round, actor, op_index) even before the table's statistics know the round (a
+/// fresh round, in its first minute). Left to the aggregate's own `order by`, it could as well
+/// take another index on (room, round) and read every request of the round for each request.
+fn begin_sql() -> String {
     format!(
-        "with r as (
-    select {columns} from lastseat_rooms.rooms where code = $1
-), p as (
-    select n, name, actor from lastseat_rooms.participants where room = $1 and {who}
+        "with req as (
+    select t.k, t.code, p.n, p.name, p.actor
+      from unnest($1::text[], $2::bytea[], $3::int[]) with ordinality as t(code, token_hash, num, k)
+     cross join lateral (
+           select n, name, actor from lastseat_rooms.participants
+            where room = t.code and token_hash = t.token_hash
+           union all
+           select n, name, actor from lastseat_rooms.participants
+            where room = t.code and n = t.num
+           ) as p
+), r as (
+    select {columns} from lastseat_rooms.rooms where code in (select code from req)
 ), leased as (
     update lastseat_rooms.participants q set busy_until = now() + interval '60 seconds'
-      from p, r
-     where q.room = $1 and q.n = p.n and r.phase = 'race' and r.race_at_ms <= r.now_ms
+      from req, r
+     where q.room = req.code and q.n = req.n and r.code = req.code
+       and r.phase = 'race' and r.race_at_ms <= r.now_ms
        and (q.busy_until is null or q.busy_until < now()
             or q.busy_until - interval '60 seconds' < pg_postmaster_start_time())
-    returning q.pending
+    returning req.k, q.pending
 )
-select r.*, p.n, p.name, p.actor, (select pending from leased) as pending,
+select req.k, r.*, req.n, req.name, req.actor, l.pending,
        (select coalesce(jsonb_agg(s.step order by s.op_index), '[]')
           from (select h.op_index, jsonb_build_array(h.op, h.result, h.seen, h.clock) as step
                   from lastseat_rooms.requests h
-                 where h.room = $1 and h.round = r.round and h.actor = p.actor
+                 where h.room = req.code and h.round = r.round and h.actor = req.actor
                  order by h.op_index) as s) as history
-  from r join p on true",
+  from req join r on r.code = req.code
+  left join leased l on l.k = req.k",
         columns = store::ROOM_COLUMNS
     )
 }
 
-/// Begins a request of the participant whose token is `token`, in room `code`.
-pub(super) async fn by_token(
+/// Who a request is of: the room, and the hash of their token or their number (a bot).
+pub(super) struct Who {
+    code: String,
+    token_hash: Option<Vec<u8>>,
+    n: Option<i32>,
+}
+
+type Found = Result<Option<sqlx::postgres::PgRow>, sqlx::Error>;
+
+/// The requests' starts, batched (`room/batch.rs`): one statement for every request that
+/// began meanwhile, on the leases' pool.
+pub struct Starts(Batcher<Who, Found>);
+
+/// The receiving end, for `start`.
+pub struct StartsWaiting(batch::Waiting<Who, Found>);
+
+pub fn starts() -> (Starts, StartsWaiting) {
+    let (batcher, waiting) = batch::channel();
+    (Starts(batcher), StartsWaiting(waiting))
+}
+
+/// Starts the task that sends the batches on `pool`.
+pub fn start(pool: sqlx::PgPool, StartsWaiting(waiting): StartsWaiting) {
+    static SQL: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    let sql = SQL.get_or_init(begin_sql).as_str();
+    waiting.start(
+        // Two requests of one participant may share a batch: the lease goes to one of them.
+        |_: &Who| None::<()>,
+        move |batch| {
+            let pool = pool.clone();
+            async move { send(&pool, sql, batch).await }
+        },
+    );
+}
+
+async fn send(pool: &sqlx::PgPool, sql: &str, batch: Vec<Who>) -> Vec<Found> {
+    phases::batch(&phases::BEGIN_BATCH, batch.len());
+    phases::ROUND_TRIPS.count(1);
+    let mut sent = statement(pool, sql, &batch).await;
+    if matches!(&sent, Err(e) if Fault::is_lost(e)) {
+        phases::ROUND_TRIPS.count(1);
+        // The pool hands out its connections unchecked (a ping before each would be a round
+        // trip more): after a restart they are dead. Those idle are closed, and the batch
+        // tried once more on fresh ones.
+        crate::db::discard_dead(pool).await;
+        sent = statement(pool, sql, &batch).await;
+    }
+    match sent {
+        Ok(rows) => rows.into_iter().map(Ok).collect(),
+        Err(e) if batch.len() == 1 => vec![Err(e)],
+        Err(_) => {
+            // Each on its own, so that each request is answered for itself.
+            phases::ROUND_TRIPS.count(batch.len() as u64);
+            join_all(batch.iter().map(|who| async move {
+                let mut rows = statement(pool, sql, std::slice::from_ref(who)).await?;
+                Ok(rows.pop().flatten())
+            }))
+            .await
+        }
+    }
+}
+
+/// The rows of `batch`'s statement, in `batch`'s order (none for a participant not found).
+async fn statement(
     pool: &sqlx::PgPool,
-    code: &str,
-    token: &str,
-) -> Result<Begun, RoomError> {
-    let row = sqlx::query(&begin_sql(true))
-        .bind(code)
-        .bind(store::hash(token))
-        .bind(None::<i32>)
-        .fetch_optional(pool)
+    sql: &str,
+    batch: &[Who],
+) -> Result<Vec<Option<sqlx::postgres::PgRow>>, sqlx::Error> {
+    use sqlx::Row;
+    let rows = sqlx::query(sql)
+        .bind(batch.iter().map(|w| w.code.as_str()).collect::<Vec<_>>())
+        .bind(
+            batch
+                .iter()
+                .map(|w| w.token_hash.clone())
+                .collect::<Vec<_>>(),
+        )
+        .bind(batch.iter().map(|w| w.n).collect::<Vec<_>>())
+        .fetch_all(pool)
         .await?;
-    read(row)
+    let mut out: Vec<Option<sqlx::postgres::PgRow>> = batch.iter().map(|_| None).collect();
+    for row in rows {
+        let k: i64 = row.try_get("k")?;
+        if let Some(slot) = usize::try_from(k - 1).ok().and_then(|i| out.get_mut(i)) {
+            *slot = Some(row);
+        }
+    }
+    Ok(out)
+}
+
+/// Begins a request of the participant whose token is `token`, in room `code`.
+pub(super) async fn by_token(rooms: &Rooms, code: &str, token: &str) -> Result<Begun, RoomError> {
+    begin(
+        rooms,
+        Who {
+            code: code.to_string(),
+            token_hash: Some(store::hash(token)),
+            n: None,
+        },
+    )
+    .await
 }
 
 /// Begins a request of participant `n` (a bot) in room `code`.
-pub(super) async fn by_number(pool: &sqlx::PgPool, code: &str, n: i32) -> Result<Begun, RoomError> {
-    let row = sqlx::query(&begin_sql(false))
-        .bind(code)
-        .bind(None::<Vec<u8>>)
-        .bind(n)
-        .fetch_optional(pool)
-        .await?;
-    read(row)
+pub(super) async fn by_number(rooms: &Rooms, code: &str, n: i32) -> Result<Begun, RoomError> {
+    begin(
+        rooms,
+        Who {
+            code: code.to_string(),
+            token_hash: None,
+            n: Some(n),
+        },
+    )
+    .await
+}
+
+async fn begin(rooms: &Rooms, who: Who) -> Result<Begun, RoomError> {
+    let started = Instant::now();
+    let found = rooms
+        .inner()
+        .starts
+        .0
+        .call(who)
+        .await
+        .unwrap_or(Err(sqlx::Error::PoolClosed));
+    phases::BEGIN.since(started);
+    read(found?)
 }
 
 fn read(row: Option<sqlx::postgres::PgRow>) -> Result<Begun, RoomError> {

@@ -9,7 +9,9 @@ mod begin;
 mod run;
 mod words;
 
-use std::time::SystemTime;
+pub use begin::{start as start_starts, starts, Starts, StartsWaiting};
+
+use std::time::{Instant, SystemTime};
 
 use serde::Serialize;
 use shared::defences;
@@ -18,7 +20,7 @@ use shared::schedule::{Condition, Op};
 
 use super::record::{self, Settlement};
 use super::store::{Participant, Room};
-use super::{RoomError, Rooms};
+use super::{phases, RoomError, Rooms};
 
 /// What a participant asks for.
 #[derive(Clone, Debug)]
@@ -68,7 +70,19 @@ pub async fn act_by_token(
     token: &str,
     kind: impl FnOnce(&Room) -> Result<Kind, RoomError>,
 ) -> Result<Reply, RoomError> {
-    let begun = begin::by_token(&rooms.inner().leases, code, token).await?;
+    let started = Instant::now();
+    let answer = act_by_token_now(rooms, code, token, kind).await;
+    phases::REQUEST.since(started);
+    answer
+}
+
+async fn act_by_token_now(
+    rooms: &Rooms,
+    code: &str,
+    token: &str,
+    kind: impl FnOnce(&Room) -> Result<Kind, RoomError>,
+) -> Result<Reply, RoomError> {
+    let begun = begin::by_token(rooms, code, token).await?;
     let kind = match kind(&begun.room) {
         Ok(kind) => kind,
         Err(e) => {
@@ -95,7 +109,19 @@ pub async fn act(
     who: &Participant,
     kind: Kind,
 ) -> Result<Reply, RoomError> {
-    let mut begun = begin::by_number(&rooms.inner().leases, &room.code, who.n).await?;
+    let started = Instant::now();
+    let answer = act_now(rooms, room, who, kind).await;
+    phases::REQUEST.since(started);
+    answer
+}
+
+async fn act_now(
+    rooms: &Rooms,
+    room: &Room,
+    who: &Participant,
+    kind: Kind,
+) -> Result<Reply, RoomError> {
+    let mut begun = begin::by_number(rooms, &room.code, who.n).await?;
     // A bot races in the round it was released into.
     if begun.room.round != room.round {
         if let Some(pending) = begun.pending.take() {

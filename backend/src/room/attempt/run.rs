@@ -18,7 +18,7 @@ use crate::room::clock::{clock_now, wait_for_clock};
 use crate::room::exec::{self, ExecFault};
 use crate::room::schedule::one_actor;
 use crate::room::store::{Participant, Room};
-use crate::room::{redis, RoomError, Rooms};
+use crate::room::{phases, redis, RoomError, Rooms};
 
 /// What a request carried out: every operation, whether the phone now holds its seats, the
 /// payment left for later, and the fault that cut it short, if one did.
@@ -91,8 +91,8 @@ pub(super) async fn run(
         }
         let clock = clock_now(room);
         clients.clock = clock;
-        let sent_at = SystemTime::now();
-        let started = Instant::now();
+        let mut sent_at = SystemTime::now();
+        let mut started = Instant::now();
         let (sent, result, seen) = if op.is_redis() && clients.runs(&schedule, 0, i) {
             let hold = match &op {
                 Op::RedisHold { .. } => sql::hold_id(&who.actor, i, &op),
@@ -159,6 +159,7 @@ pub(super) async fn run(
                 Action::Done(result) => (None, result, vec![]),
                 Action::Send(statement) => {
                     if conn.is_none() {
+                        let waited = Instant::now();
                         conn = Some(
                             rooms
                                 .inner()
@@ -168,10 +169,18 @@ pub(super) async fn run(
                                 .await
                                 .map_err(RoomError::Database)?,
                         );
+                        phases::ACQUIRE.since(waited);
+                        // Sent once there is a connection to send it on: the record says when
+                        // the statement went, not when it began to wait for a connection.
+                        sent_at = SystemTime::now();
+                        started = Instant::now();
                     }
                     let c = conn.as_mut().expect("connection");
                     let failed = matches!(op, Op::Commit) && clients.actors[0].failed;
-                    match exec::run(c, &op, &statement, failed, clock).await {
+                    phases::ROUND_TRIPS.count(1);
+                    let ran = exec::run(c, &op, &statement, failed, clock).await;
+                    phases::STATEMENT.since(started);
+                    match ran {
                         Ok((result, seen)) => (Some(statement.to_psql()), result, seen),
                         Err(e) => {
                             if let Some(c) = conn.take() {
