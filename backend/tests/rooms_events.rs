@@ -95,4 +95,16 @@ async fn events_start_with_the_whole_state_follow_another_servers_changes_and_re
         "{}",
         again["feed"]
     );
+    // Someone who joins after the second server counted the room is counted and named there
+    // (each server counts again only when the room's highest participant number moves).
+    one.join(&code, "Bo").await;
+    let counted = next_state(&mut stream, &mut buffer, |s| {
+        s["participants"]["people"] == 2
+    })
+    .await;
+    assert_eq!(
+        counted["participants"]["names"],
+        json!([{ "n": 1, "name": "Ana" }, { "n": 2, "name": "Bo" }]),
+        "{counted}"
+    );
 }

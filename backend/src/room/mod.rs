@@ -19,6 +19,7 @@ pub mod booking;
 pub mod bots;
 pub mod clock;
 pub mod exec;
+pub mod joined;
 pub mod live;
 pub mod notifier;
 pub mod phases;
@@ -86,6 +87,8 @@ pub struct Inner {
     pub live: live::Live,
     /// This process's NOTIFYs, coalesced (`Rooms::changed`).
     notifier: notifier::Notifier,
+    /// Who joined each room, as last counted here (`joined.rs`).
+    pub joined: Arc<joined::Cache>,
     /// The requests' records, batched (`record.rs` hands them over).
     pub recorder: recorder::Recorder,
     /// The requests' starts, batched (`attempt/begin.rs`), on `leases`.
@@ -122,6 +125,7 @@ impl Rooms {
             // On the pool whose commits do not wait for the disk: `notifier.rs` says why.
             notifier: notifier::Notifier::start(leases.clone()),
             leases,
+            joined: Default::default(),
             recorder,
             starts,
             bots_running: Default::default(),

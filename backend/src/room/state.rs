@@ -6,6 +6,7 @@ use serde_json::{json, Value};
 use shared::sql;
 
 use super::booking::SHOW;
+use super::joined::Joined;
 use super::settings::seat_ids;
 use super::store::{self, Room};
 use super::{RoomError, Rooms};
@@ -58,19 +59,14 @@ async fn build_now(rooms: &Rooms, code: &str) -> Result<Value, RoomError> {
     // Two statements, sent at once: the round's seats (on its pool) and the room's people,
     // scoreboard and feed (`ROOM_READS`), so that the state costs two round trips, not ten.
     let seat_map = seat_map(rooms, &room, clock);
-    let reads = async {
-        sqlx::query_as::<_, RoomReads>(ROOM_READS)
-            .bind(code)
-            .bind(NAMES)
-            .bind(room.round)
-            .bind(clock)
-            .bind(FEED)
-            .fetch_one(pool)
-            .await
-            .map_err(RoomError::from)
-    };
-    let (map, (people, bots, names, double, refused, feed)) = futures::try_join!(seat_map, reads)?;
-    let (names, feed) = (names.0, feed.0);
+    let reads = room_reads(rooms, &room, clock);
+    let (map, (joined, double, refused, feed)) = futures::try_join!(seat_map, reads)?;
+    let Joined {
+        people,
+        bots,
+        names,
+        ..
+    } = joined;
     let SeatMap {
         seats,
         sold,
@@ -119,15 +115,24 @@ struct SeatMap {
     refunds: usize,
 }
 
-/// The room's reads other than its seats, in one statement: people and bots, the first names,
-/// the double bookings (seats two participants are told they have at once, at clock `$4`), the
-/// tickets the unique key refused, and the feed's latest requests. Each is a subquery that keeps
-/// the index it had as a statement of its own (migration 0003's).
+/// The room's reads other than its seats, in one statement: the highest participant number
+/// and, only if it is not `$6` (what this process counted last, `joined.rs`), the people and
+/// bots and the first names; the double bookings (seats two participants are told they have at
+/// once, at clock `$4`), the tickets the unique key refused, and the feed's latest requests.
+/// Each is a subquery that keeps the index it had as a statement of its own (migration 0003's);
+/// a subquery in a `case` branch not taken is never run.
 const ROOM_READS: &str = "
-select c.people, c.bots,
-       (select coalesce(jsonb_agg(jsonb_build_array(x.n, x.name) order by x.n), '[]')
-          from (select n, name from lastseat_rooms.participants
-                 where room = $1 and not bot order by n limit $2) as x) as names,
+select m.last_n,
+       case when m.last_n is distinct from $6 then
+           (select count(*) from lastseat_rooms.participants where room = $1 and not bot) end
+           as people,
+       case when m.last_n is distinct from $6 then
+           (select count(*) from lastseat_rooms.participants where room = $1 and bot) end
+           as bots,
+       case when m.last_n is distinct from $6 then
+           (select coalesce(jsonb_agg(jsonb_build_array(x.n, x.name) order by x.n), '[]')
+              from (select n, name from lastseat_rooms.participants
+                     where room = $1 and not bot order by n limit $2) as x) end as names,
        (select count(*) from (select seat from lastseat_rooms.told where room = $1 and round = $3
                                  and (booked or until >= $4) group by seat having count(*) > 1) as t)
            as double,
@@ -140,18 +145,64 @@ select c.people, c.bots,
                   from lastseat_rooms.requests r
                   left join lastseat_rooms.participants p on p.room = r.room and p.actor = r.actor
                  where r.room = $1 and r.round = $3 order by r.id desc limit $5) as f) as feed
-  from (select count(*) filter (where not bot) as people, count(*) filter (where bot) as bots
-          from lastseat_rooms.participants where room = $1) as c";
+  from (select coalesce(max(n), 0) as last_n from lastseat_rooms.participants where room = $1)
+       as m";
 
 /// `ROOM_READS`' row.
 type RoomReads = (
-    i64,
-    i64,
-    sqlx::types::Json<Vec<(i32, String)>>,
+    i32,
+    Option<i64>,
+    Option<i64>,
+    Option<sqlx::types::Json<Vec<(i32, String)>>>,
     i64,
     i64,
     sqlx::types::Json<Vec<FeedRow>>,
 );
+
+/// Who joined, the double bookings, the unique key's refusals and the feed of `room` at `clock`.
+async fn room_reads(
+    rooms: &Rooms,
+    room: &Room,
+    clock: i64,
+) -> Result<(Joined, i64, i64, Vec<FeedRow>), RoomError> {
+    let cache = &rooms.inner().joined;
+    let mut known = cache.last_n(&room.code);
+    loop {
+        let (last_n, people, bots, names, double, refused, feed) =
+            sqlx::query_as::<_, RoomReads>(ROOM_READS)
+                .bind(&room.code)
+                .bind(NAMES)
+                .bind(room.round)
+                .bind(clock)
+                .bind(FEED)
+                .bind(known)
+                .fetch_one(rooms.pool())
+                .await?;
+        let joined = match (people, bots, names) {
+            (Some(people), Some(bots), Some(names)) => {
+                let joined = Joined {
+                    last_n,
+                    people,
+                    bots,
+                    names: names.0,
+                };
+                cache.keep(&room.code, joined.clone());
+                Some(joined)
+            }
+            _ => cache.at(&room.code, last_n),
+        };
+        match joined {
+            Some(joined) => return Ok((joined, double, refused, feed.0)),
+            // Another rebuild kept a later count meanwhile: count again.
+            None if known.is_some() => known = None,
+            None => {
+                return Err(RoomError::Internal(
+                    "the room's participants were not counted".into(),
+                ))
+            }
+        }
+    }
+}
 
 /// The round's seats with their holders' names (`shared::sql::SNAPSHOT_SEATS`), its tickets
 /// (`SNAPSHOT_BOOKINGS`) and its refunds owed (`SNAPSHOT_REFUNDS`), in one statement on the

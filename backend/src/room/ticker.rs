@@ -21,6 +21,7 @@ const SWEEP_EVERY: Duration = Duration::from_secs(60);
 
 pub fn start(rooms: &Rooms) {
     let pool = rooms.pool().clone();
+    let joined = rooms.inner().joined.clone();
     tokio::spawn(async move {
         let mut since_sweep = Duration::ZERO;
         loop {
@@ -31,8 +32,9 @@ pub fn start(rooms: &Rooms) {
             since_sweep += TICK;
             if since_sweep >= SWEEP_EVERY {
                 since_sweep = Duration::ZERO;
-                if let Err(e) = sweep_idle(&pool, IDLE).await {
-                    tracing::debug!(error = %e, "idle rooms were not swept");
+                match sweep_idle(&pool, IDLE).await {
+                    Ok(gone) => gone.iter().for_each(|code| joined.forget(code)),
+                    Err(e) => tracing::debug!(error = %e, "idle rooms were not swept"),
                 }
             }
         }

@@ -1,0 +1,54 @@
+//! Who joined each room, as this process last read it: the people and bots counted and the first
+//! names, with the room's highest participant number when they were read. Participants are only
+//! ever added, numbered one after another under the room's row lock (`store::join`), so the
+//! highest number says whether anyone joined since: a rebuild of the state (`state.rs`) reads
+//! that number, one entry of an index, and counts and lists the participants again only when it
+//! changed. Counting them at every rebuild read every participant of the room twice, the largest
+//! part of a rebuild with a few thousand bots.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+/// The participants of one room as counted when its highest number was `last_n`.
+#[derive(Clone, Debug)]
+pub struct Joined {
+    pub last_n: i32,
+    pub people: i64,
+    pub bots: i64,
+    /// The first people's numbers and names, in order.
+    pub names: Vec<(i32, String)>,
+}
+
+/// What this process last counted, by room code.
+#[derive(Default)]
+pub struct Cache(Mutex<HashMap<String, Joined>>);
+
+impl Cache {
+    /// The highest participant number counted for `code` (none if never counted here).
+    pub fn last_n(&self, code: &str) -> Option<i32> {
+        self.0.lock().expect("joined").get(code).map(|j| j.last_n)
+    }
+
+    /// Keeps `joined` for `code` (a later rebuild that finds another number counts again).
+    pub fn keep(&self, code: &str, joined: Joined) {
+        self.0
+            .lock()
+            .expect("joined")
+            .insert(code.to_string(), joined);
+    }
+
+    /// The count kept for `code` if it was made at `last_n`.
+    pub fn at(&self, code: &str, last_n: i32) -> Option<Joined> {
+        self.0
+            .lock()
+            .expect("joined")
+            .get(code)
+            .filter(|j| j.last_n == last_n)
+            .cloned()
+    }
+
+    /// Forgets `code` (a room deleted).
+    pub fn forget(&self, code: &str) {
+        self.0.lock().expect("joined").remove(code);
+    }
+}
