@@ -2,7 +2,7 @@
 //! one round trip, batched with the other requests' starts), the wait for a connection of the
 //! round's pool, the statements of the defence, the record (`recorder.rs`, batched) and the
 //! whole request; the records and starts each batch carried; and the rebuilds of the rooms'
-//! state for the event streams (`state.rs`). Process-wide counters, cheap enough to keep on
+//! state for the event streams (`state/`). Process-wide counters, cheap enough to keep on
 //! (a few atomic additions a request); `serve` logs what they added up to every five seconds
 //! in which a room was busy, and `bench/room_load.sh` prints those lines beside its figures.
 
