@@ -181,7 +181,14 @@ pub(super) async fn run(
                     let ran = exec::run(c, &op, &statement, failed, clock).await;
                     phases::STATEMENT.since(started);
                     match ran {
-                        Ok((result, seen)) => (Some(statement.to_psql()), result, seen),
+                        Ok((result, seen)) => {
+                            if may_show(&op, &result) {
+                                // The screens of this process show the seat as soon as its
+                                // change is committed, before the request's record is in.
+                                rooms.inner().live.changed(&room.code);
+                            }
+                            (Some(statement.to_psql()), result, seen)
+                        }
                         Err(e) => {
                             if let Some(c) = conn.take() {
                                 c.detach();
@@ -230,4 +237,20 @@ pub(super) async fn run(
         left,
         fault,
     })
+}
+
+/// Whether `result` of `op` may have changed what the seat map shows: a statement outside a
+/// read, a lock or a transaction's start that changed rows (or committed), not one that
+/// changed none, failed or was not sent.
+fn may_show(op: &Op, result: &StepResult) -> bool {
+    !matches!(
+        (op, result),
+        (
+            Op::Read { .. } | Op::Lock { .. } | Op::Begin { .. } | Op::Rollback,
+            _
+        ) | (
+            _,
+            StepResult::Ok { rows: Some(0) } | StepResult::Error { .. } | StepResult::Skipped
+        )
+    )
 }
