@@ -42,6 +42,8 @@ pub struct Report {
     pub scoreboard: Value,
     /// From a winning tap's sending to the seat's change on the projector's event stream.
     pub to_projector: Vec<Duration>,
+    /// Winning taps whose seat was given back before the projector showed it (not timed).
+    pub unseen: u64,
 }
 
 impl Report {
@@ -131,6 +133,8 @@ type Pending = Arc<Mutex<Taken>>;
 struct Taken {
     sent: std::collections::HashMap<String, Instant>,
     shown: std::collections::HashMap<String, Instant>,
+    /// Seats given back before the projector showed them (not timed).
+    unseen: u64,
 }
 
 struct Client {
@@ -326,6 +330,14 @@ pub async fn run(load: &Load) -> Result<Report, String> {
                     }
                     holding = answer["holding"] == true;
                     if path == "cancel" {
+                        // Given back before the projector showed it, the seat may never show
+                        // (held and freed between two of its states): its next tap is timed
+                        // from that tap, not from this one.
+                        let mut pending = pending.lock().expect("pending");
+                        if pending.sent.remove(&seat).is_some() {
+                            pending.unseen += 1;
+                        }
+                        pending.shown.remove(&seat);
                         break;
                     }
                     if holding && path == "taps" {
@@ -365,6 +377,7 @@ pub async fn run(load: &Load) -> Result<Report, String> {
     watcher.abort();
     let mut to_projector = std::mem::take(&mut *projector.lock().expect("projector"));
     to_projector.sort();
+    let unseen = pending.lock().expect("pending").unseen;
     let state = client.get(&format!("/api/rooms/{code}")).await?;
     let mut latencies = std::mem::take(&mut *latencies.lock().expect("latencies"));
     latencies.sort();
@@ -377,6 +390,7 @@ pub async fn run(load: &Load) -> Result<Report, String> {
         told,
         scoreboard: state["scoreboard"].clone(),
         to_projector,
+        unseen,
     })
 }
 
@@ -406,6 +420,12 @@ pub fn describe(load: &Load, r: &Report) -> String {
         r.projector_percentile(0.99).as_secs_f64() * 1000.0,
         r.to_projector.len()
     ));
+    if r.unseen > 0 {
+        out.push_str(&format!(
+            " ({} taps given back before the projector showed them: not timed)",
+            r.unseen
+        ));
+    }
     if r.told.len() <= 40 {
         out.push_str("\nbuyers told they got each seat:");
         for (seat, n) in &r.told {
