@@ -70,10 +70,7 @@ pub async fn act_by_token(
     token: &str,
     kind: impl FnOnce(&Room) -> Result<Kind, RoomError>,
 ) -> Result<Reply, RoomError> {
-    let started = Instant::now();
-    let answer = act_by_token_now(rooms, code, token, kind).await;
-    phases::REQUEST.since(started);
-    answer
+    timed(act_by_token_now(rooms, code, token, kind)).await
 }
 
 async fn act_by_token_now(
@@ -82,20 +79,11 @@ async fn act_by_token_now(
     token: &str,
     kind: impl FnOnce(&Room) -> Result<Kind, RoomError>,
 ) -> Result<Reply, RoomError> {
-    let begun = begin::by_token(rooms, code, token).await?;
+    let mut begun = begin::by_token(rooms, code, token).await?;
     let kind = match kind(&begun.room) {
         Ok(kind) => kind,
         Err(e) => {
-            if let Some(pending) = begun.pending {
-                // The lease was taken: give it back as it was.
-                let untouched = Settlement {
-                    done: vec![],
-                    kind: Kind::Tap(vec![]),
-                    holding: false,
-                    left: pending,
-                };
-                record::settle(rooms, &begun.room, &begun.who, untouched, false).await?;
-            }
+            give_back(rooms, &mut begun).await?;
             return Err(e);
         }
     };
@@ -109,10 +97,30 @@ pub async fn act(
     who: &Participant,
     kind: Kind,
 ) -> Result<Reply, RoomError> {
+    timed(act_now(rooms, room, who, kind)).await
+}
+
+/// `request`'s answer, its time counted as a whole request's (`phases::REQUEST`).
+async fn timed<T>(request: impl std::future::Future<Output = T>) -> T {
     let started = Instant::now();
-    let answer = act_now(rooms, room, who, kind).await;
+    let answer = request.await;
     phases::REQUEST.since(started);
     answer
+}
+
+/// Gives back the lease `begun` took (if it took one) as it was: a request refused before it
+/// ran anything.
+async fn give_back(rooms: &Rooms, begun: &mut begin::Begun) -> Result<(), RoomError> {
+    if let Some(pending) = begun.pending.take() {
+        let untouched = Settlement {
+            done: vec![],
+            kind: Kind::Tap(vec![]),
+            holding: false,
+            left: pending,
+        };
+        record::settle(rooms, &begun.room, &begun.who, untouched, false).await?;
+    }
+    Ok(())
 }
 
 async fn act_now(
@@ -124,15 +132,7 @@ async fn act_now(
     let mut begun = begin::by_number(rooms, &room.code, who.n).await?;
     // A bot races in the round it was released into.
     if begun.room.round != room.round {
-        if let Some(pending) = begun.pending.take() {
-            let untouched = Settlement {
-                done: vec![],
-                kind: Kind::Tap(vec![]),
-                holding: false,
-                left: pending,
-            };
-            record::settle(rooms, &begun.room, &begun.who, untouched, false).await?;
-        }
+        give_back(rooms, &mut begun).await?;
         return Err(RoomError::Conflict(
             "this round is over: wait for the next one".into(),
         ));
