@@ -9,9 +9,10 @@
 //! tokens), `booking` (the round's schema and its pool), `exec` (one statement and its answer),
 //! `attempt` (a tap, a payment, a cancel), `redis` (the real Redis of the Redis hold), `state`
 //! (what every screen shows), `live` (LISTEN/NOTIFY fan-out to the event streams), `notifier`
-//! (this process's NOTIFYs, coalesced), `recorder` (the requests' records, batched), `phases`
-//! (where a request's time goes), `ticker`
-//! (the round's clock, idle rooms swept), `bots`, `schedule` (a round as a format v1 file).
+//! (this process's NOTIFYs, coalesced), `recorder` (the requests' records, batched), `batch`
+//! (one statement for many requests), `joined` (who joined, counted again only when someone
+//! did), `phases` (where a request's time goes), `ticker` (the round's clock, idle rooms
+//! swept), `bots`, `schedule` (a round as a format v1 file).
 
 pub mod attempt;
 pub mod batch;

@@ -128,8 +128,9 @@ fn changed(rooms: &Rooms, entries: &[&Entry]) {
     }
 }
 
-/// Every record of the batch, each participant's told seats and lease, in one statement. Idempotent: an operation already recorded is not recorded again (the
-/// unique index of migration 0003), so a batch can be sent again after a restart.
+/// Every record of the batch, each participant's told seats and lease, in one statement.
+/// Idempotent: an operation already recorded is not recorded again (the unique index of
+/// migration 0003), so a batch can be sent again after a restart.
 const BATCH: &str = "
 with recorded as (
     insert into lastseat_rooms.requests

@@ -17,8 +17,9 @@ const NAMES: i64 = 200;
 
 /// The room's reads other than its seats, in one statement: the highest participant number
 /// and, only if it is not `$6` (what this process counted last, `joined.rs`), the people and
-/// bots, the first names and every participant's name by actor (for the seat map's holders); the double bookings (seats two participants are told they have at
-/// once, at clock `$4`), the tickets the unique key refused, and the feed's latest requests.
+/// bots, the first names and every participant's name by actor (for the seat map's holders);
+/// the double bookings (seats two participants are told they have at once, at clock `$4`), the
+/// tickets the unique key refused, and the feed's latest requests.
 /// Each is a subquery that keeps the index it had as a statement of its own (migration 0003's);
 /// a subquery in a `case` branch not taken is never run.
 const ROOM_READS: &str = "
