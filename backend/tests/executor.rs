@@ -11,7 +11,7 @@ use backend::executor::{
     execute, execute_within, sweep_stale_schemas, ExecError, CLOSE_BOUND, RUN_TIMEOUT,
     SCHEMA_LOCK_CLASS,
 };
-use common::{pool, schedule, steps};
+use common::{pool, pool_named, schedule, steps};
 use futures::stream::{self, StreamExt};
 use shared::outcome::StepResult;
 use shared::schedule::SeatStatus;
@@ -488,4 +488,46 @@ async fn a_run_that_cannot_get_its_connections_ends_in_time_and_gives_back_those
         .await
         .expect("a run that fits the pool");
     assert_eq!(steps(&trace), ["ok:1"]);
+}
+
+/// A ready schema keeps its actors' connections, set up for it, for the runs after: they run
+/// the next order without being set up again and are never reset for the pool (no session of
+/// the runs' pool ends on `reset all`), whether the next run has as many actors, fewer (the rest
+/// wait with the schema) or more (the rest come from the pool), and every run answers as the
+/// first of its schedule did.
+#[tokio::test]
+async fn a_ready_schema_runs_the_next_orders_on_the_actors_connections_it_kept() {
+    const APP: &str = "lastseat_test_kept_connections";
+    let pool = pool_named(APP).await;
+    let three = schedule(
+        r#"{ "version": 1, "scenario": { "seats": [ { "id": "A7" } ] },
+             "actors": { "adam": { "defence": "transaction" }, "omar": { "defence": "transaction" },
+                         "zoe": { "defence": "transaction" } },
+             "order": ["adam", "omar", "zoe", "adam", "omar", "zoe", "adam", "omar", "adam", "zoe", "omar", "zoe"] }"#,
+    );
+    let two = schedule(
+        r#"{ "version": 1, "scenario": { "seats": [ { "id": "A7" } ] },
+             "actors": { "adam": [ { "op": "claim", "seats": ["A7"] } ], "omar": [ { "op": "claim", "seats": ["A7"] } ] } }"#,
+    );
+    let mut first = std::collections::BTreeMap::new();
+    for s in [&three, &three, &three, &two, &two, &three, &three] {
+        let trace = execute(&pool, s).await.expect("the run");
+        let expected = first
+            .entry(s.actors().len())
+            .or_insert_with(|| steps(&trace));
+        assert_eq!(&steps(&trace), expected);
+    }
+    let observer = pool_named("lastseat_test_observer").await;
+    let (reset, kept): (i64, i64) = sqlx::query_as(
+        "select count(*) filter (where query = 'reset all'),
+                count(*) filter (where query = 'commit')
+           from pg_stat_activity where application_name = $1",
+    )
+    .bind(APP)
+    .fetch_one(&observer)
+    .await
+    .expect("pg_stat_activity");
+    backend::executor::shutdown(&pool).await;
+    assert_eq!(reset, 0, "actors' connections were reset for the pool");
+    assert!(kept >= 3, "{kept} actors' connections kept, not 3");
 }

@@ -70,7 +70,42 @@ enum Cmd {
         fetch: Fetch,
         tx: TxEffect,
     },
-    Finish,
+    /// End the transaction and give the connection back: to the run, for its schema to keep
+    /// (`keep`), or to the pool with its settings reset.
+    Finish { keep: bool },
+}
+
+/// What a task gives back when it ends: the connection, when the run keeps it for its schema.
+pub(crate) type Returned = Option<PgConnection>;
+
+/// An actor's connection: one of the pool's, set up for the run, or one that a ready schema
+/// keeps set up for itself (`ready::Pinned`), outside the pool.
+pub(crate) enum Conn {
+    Pool(PoolConnection<Postgres>),
+    Own(PgConnection),
+}
+
+impl Conn {
+    fn get(&mut self) -> &mut PgConnection {
+        match self {
+            Conn::Pool(c) => c,
+            Conn::Own(c) => c,
+        }
+    }
+
+    /// Closes it when dropped instead of handing it back to the pool.
+    fn close_on_drop(&mut self) {
+        if let Conn::Pool(c) = self {
+            c.close_on_drop();
+        }
+    }
+
+    fn into_own(self) -> PgConnection {
+        match self {
+            Conn::Pool(c) => c.detach(),
+            Conn::Own(c) => c,
+        }
+    }
 }
 
 /// The executor's side of an actor's connection.
@@ -81,7 +116,7 @@ pub(crate) struct ActorConn {
     /// A statement has been handed to the server and has not answered yet.
     busy: Arc<AtomicBool>,
     /// Fires once the task has cleaned the connection up and given it back (or closed it).
-    ended: Option<oneshot::Receiver<()>>,
+    ended: Option<oneshot::Receiver<Returned>>,
     /// Taken (dropped) to kill the task: it then closes its connection instead of giving it
     /// back, even in the middle of a statement. Dropping the `ActorConn` does the same.
     kill: Option<oneshot::Sender<()>>,
@@ -91,7 +126,7 @@ impl ActorConn {
     /// Starts the task that owns `conn` (set up for the run, its backend pid `pid`) from now on.
     pub fn spawn(
         actor: usize,
-        conn: PoolConnection<Postgres>,
+        conn: Conn,
         pid: i32,
         completions: mpsc::UnboundedSender<Completion>,
     ) -> ActorConn {
@@ -138,11 +173,12 @@ impl ActorConn {
         self.busy.load(Ordering::SeqCst)
     }
 
-    /// Asks the task to end the connection's transaction, reset its settings and give it back
-    /// to the pool (after the statement it is running, if any, has answered).
-    /// The receiver fires once that is done (or the task is gone).
-    pub fn finish(&mut self) -> Option<oneshot::Receiver<()>> {
-        let _ = self.cmds.send(Cmd::Finish);
+    /// Asks the task to end the connection's transaction (after the statement it is running,
+    /// if any, has answered) and give it back: with `keep`, to the run, set up as it is for
+    /// the schema that keeps it; otherwise to the pool, its settings reset. The receiver fires
+    /// once that is done (or the task is gone), with the connection if it was kept.
+    pub fn finish(&mut self, keep: bool) -> Option<oneshot::Receiver<Returned>> {
+        let _ = self.cmds.send(Cmd::Finish { keep });
         self.ended.take()
     }
 
@@ -155,7 +191,7 @@ impl ActorConn {
 
 struct Task {
     actor: usize,
-    conn: PoolConnection<Postgres>,
+    conn: Conn,
     /// Inside `begin` … `commit`/`rollback` (a failed transaction counts: it needs a rollback).
     in_tx: bool,
     busy: Arc<AtomicBool>,
@@ -166,28 +202,30 @@ impl Task {
     async fn serve(
         mut self,
         mut cmds: mpsc::UnboundedReceiver<Cmd>,
-        ended: oneshot::Sender<()>,
+        ended: oneshot::Sender<Returned>,
         mut kill: oneshot::Receiver<()>,
     ) {
-        // Whether the task was killed (`kill` resolved: it must not be polled again).
-        let killed = loop {
+        // How the task ends: killed (`kill` resolved: it must not be polled again), or asked to
+        // finish, keeping the connection for the run's schema or not.
+        let end = loop {
             let cmd = tokio::select! {
                 biased;
                 cmd = cmds.recv() => cmd,
-                _ = &mut kill => break true,
+                _ = &mut kill => break None,
             };
-            let Some(Cmd::Run {
-                statement,
-                fetch,
-                tx,
-            }) = cmd
-            else {
-                // `Finish`, or the executor went away without asking (its side was dropped).
-                break false;
+            let (statement, fetch, tx) = match cmd {
+                Some(Cmd::Run {
+                    statement,
+                    fetch,
+                    tx,
+                }) => (statement, fetch, tx),
+                Some(Cmd::Finish { keep }) => break Some(keep),
+                // The executor went away without asking (its side was dropped).
+                None => break Some(false),
             };
             let answer = tokio::select! {
                 biased;
-                _ = &mut kill => break true,
+                _ = &mut kill => break None,
                 answer = self.answer(&statement, fetch) => answer,
             };
             self.busy.store(false, Ordering::SeqCst);
@@ -201,39 +239,43 @@ impl Task {
                 answer,
             });
         };
-        if killed {
-            tracing::warn!("an actor connection was given up on; closing it");
-            self.conn.close_on_drop();
-        } else {
-            self.release(kill).await;
-        }
-        let _ = ended.send(());
+        let returned = match end {
+            None => {
+                tracing::warn!("an actor connection was given up on; closing it");
+                self.conn.close_on_drop();
+                None
+            }
+            Some(keep) => self.release(kill, keep).await,
+        };
+        let _ = ended.send(returned);
     }
 
     /// Runs `statement`; after an error, also waits until the server is ready again.
     async fn answer(&mut self, statement: &Statement, fetch: Fetch) -> Result<Raw, sqlx::Error> {
-        let answer = run(&mut self.conn, statement, fetch).await;
+        let answer = run(self.conn.get(), statement, fetch).await;
         if let Err(sqlx::Error::Database(_)) = &answer {
             // PostgreSQL sends an error before it aborts the transaction and releases its
             // locks, and its next ReadyForQuery after: wait for that, so that whoever waited
             // on those locks is free once the answer is in.
-            let _ = self.conn.ping().await;
+            let _ = self.conn.get().ping().await;
         }
         answer
     }
 
-    /// Rolls back, resets the session and returns the connection; a connection that will not
-    /// come clean within `RELEASE_LIMIT` (or before the task is killed) is closed instead of
-    /// going back to the pool.
-    async fn release(mut self, kill: oneshot::Receiver<()>) {
-        let sql = if self.in_tx {
-            "rollback; reset all"
-        } else {
-            "reset all"
+    /// Rolls back and gives the connection back: to the run as it is (`keep`), or to the pool
+    /// with its session reset (one that is not the pool's is closed). A connection that will
+    /// not come clean within `RELEASE_LIMIT` (or before the task is killed) is closed instead.
+    async fn release(mut self, kill: oneshot::Receiver<()>, keep: bool) -> Returned {
+        let sql = match (keep, self.in_tx, &self.conn) {
+            (true, false, _) => return Some(self.conn.into_own()),
+            (true, true, _) => "rollback",
+            (false, _, Conn::Own(_)) => return None,
+            (false, true, Conn::Pool(_)) => "rollback; reset all",
+            (false, false, Conn::Pool(_)) => "reset all",
         };
         let clean = async {
             for _ in 0..2 {
-                match super::monitor::simple(&mut self.conn, sql).await {
+                match super::monitor::simple(self.conn.get(), sql).await {
                     Ok(_) => return true,
                     // A cancel meant for the last statement can land on this one: try once more.
                     Err(e) => tracing::debug!(error = %e, "resetting an actor connection"),
@@ -249,7 +291,9 @@ impl Task {
         if !clean {
             tracing::warn!("an actor connection would not reset; closing it");
             self.conn.close_on_drop();
+            return None;
         }
+        keep.then(|| self.conn.into_own())
     }
 }
 

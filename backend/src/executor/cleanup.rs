@@ -1,6 +1,8 @@
-//! The clean-up of a run: what it gives back, and how. Every actor's connection goes back to
-//! the pool outside any transaction and with its settings reset, or is closed; then the schema
-//! is emptied and put back on the shelf (a run that ended normally), or dropped.
+//! The clean-up of a run: what it gives back, and how. After a run that ended normally the
+//! schema is emptied and put back on the shelf with its actors' connections, as they are set up
+//! for it, outside any transaction; after any other ending every actor's connection goes back
+//! to the pool outside any transaction and with its settings reset (or is closed), and the
+//! schema is dropped.
 //!
 //! Every step is bounded, and a connection that cannot be made clean in time is closed, never
 //! handed back half reset; a schema that cannot be dropped in time is left to the sweep.
@@ -12,7 +14,7 @@ use sqlx::{Connection, PgPool};
 
 use super::actor::ActorConn;
 use super::conns::Monitor;
-use super::ready::{self, Ready, VACUUM_EVERY};
+use super::ready::{self, Pinned, Ready, VACUUM_EVERY};
 use super::{ddl, monitor, phases};
 
 /// How long a clean-up waits for the actors' connections before giving up on them and closing
@@ -38,6 +40,8 @@ pub(crate) struct Cleanup {
     pub schema: String,
     pub monitor: Option<Monitor>,
     pub actors: Vec<ActorConn>,
+    /// Connections set up for the schema that the run did not need, kept for later runs.
+    pub spare: Vec<Pinned>,
     pub pool: PgPool,
     pub created: bool,
     /// The schema came off the shelf.
@@ -59,19 +63,33 @@ impl Cleanup {
             let ends: Vec<_> = self
                 .actors
                 .iter_mut()
-                .filter_map(ActorConn::finish)
+                .filter_map(|a| {
+                    let pid = a.pid;
+                    a.finish(true).map(|rx| async move { (pid, rx.await) })
+                })
                 .collect();
             let (released, ready) = tokio::join!(
                 tokio::time::timeout(CLEANUP_LIMIT, futures::future::join_all(ends)),
                 self.empty()
             );
-            if released.is_err() {
+            // The connections come back set up for the schema: they stay with it.
+            let pinned = released.map(|returned| {
+                returned
+                    .into_iter()
+                    .filter_map(|(pid, back)| Some(Pinned::new(back.ok()??, pid)))
+                    .collect::<Vec<_>>()
+            });
+            if pinned.is_err() {
                 tracing::warn!(schema = %self.schema, "actor connections did not come back in time; closing them");
                 self.actors.iter_mut().for_each(ActorConn::kill);
             }
-            if let Some(ready) = ready {
-                let back = match released {
-                    Ok(_) => ready::put(&self.pool, ready, self.shelved),
+            if let Some(mut ready) = ready {
+                let released = pinned.is_ok();
+                let back = match pinned {
+                    Ok(pinned) => {
+                        ready.actors.extend(pinned);
+                        ready::put(&self.pool, ready, self.shelved)
+                    }
                     Err(_) => Err(ready),
                 };
                 match back {
@@ -80,7 +98,7 @@ impl Cleanup {
                         return;
                     }
                     Err(ready) => {
-                        if self.shelved && released.is_ok() {
+                        if self.shelved && released {
                             // `put` already counted it off the shelf.
                             self.shelved = false;
                         }
@@ -155,6 +173,7 @@ impl Cleanup {
                 name: std::mem::take(&mut self.schema),
                 monitor: self.monitor.take()?.into_own(),
                 uses,
+                actors: std::mem::take(&mut self.spare),
             }),
             Ok(Err(e)) => {
                 tracing::warn!(error = %e, schema = %self.schema, "emptying a run's schema failed; dropping it");
@@ -183,7 +202,7 @@ impl Cleanup {
             .iter_mut()
             .enumerate()
             .map(|(i, a)| {
-                let rx = a.finish();
+                let rx = a.finish(false);
                 async move {
                     if let Some(rx) = rx {
                         let _ = rx.await;

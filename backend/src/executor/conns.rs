@@ -37,13 +37,18 @@ fn gate(pool: &PgPool) -> Arc<tokio::sync::Mutex<()>> {
     gate
 }
 
-/// `n` connections of `pool`, taken through its gate.
+/// `n` connections of `pool`, taken through its gate; if the pool has not that many left to
+/// open or hand out, idle ready schemas' actors' connections are closed to make room.
 pub(super) async fn acquire(
     pool: &PgPool,
     n: usize,
 ) -> Vec<Result<PoolConnection<Postgres>, sqlx::Error>> {
+    if n == 0 {
+        return Vec::new();
+    }
     let gate = gate(pool);
     let _turn = gate.lock().await;
+    ready::make_room(pool, n);
     join_all((0..n).map(|_| pool.acquire())).await
 }
 

@@ -15,6 +15,15 @@
 //! need not make its own; a shelf that holds as many schemas as run at once makes none. A ready schema whose monitor is gone (a restart ended its session) is never
 //! handed out: the run that finds it so closes it, clears the shelf and makes its own schema.
 //!
+//! A ready schema also keeps the actors' connections of the runs it served (`Pinned`), set up
+//! for it once: the next run sends its first entry at once, with no settings to apply and none
+//! to reset afterwards, and PostgreSQL's cached statements stay valid (a connection that moved
+//! to another schema's search path re-analyses every statement it prepared). They are detached
+//! from the pool, like the monitors, and never go back to it (they are closed instead). The
+//! idle schemas keep at most half the pool's size of them between them, and a run that needs
+//! connections from the pool closes idle ones first if the pool and they together would be
+//! past its size (`make_room`): the connections open stay within what they were before.
+//!
 //! The shelf belongs to the pool (its connect options, by address, held weakly): pools live in
 //! their own runtimes, and so do the connections of their schemas. `shutdown` drops the ready
 //! schemas of a pool; a process that ends without it leaves them to the next sweep.
@@ -43,6 +52,43 @@ pub(crate) struct Ready {
     pub monitor: PgConnection,
     /// The runs it has served.
     pub uses: u32,
+    /// Actors' connections set up for it, idle and outside any transaction.
+    pub actors: Vec<Pinned>,
+}
+
+/// How long closing a ready schema's actor's connection may take.
+const CLOSE_LIMIT: Duration = Duration::from_secs(5);
+
+/// An actor's connection set up for one ready schema (its search path and the run's
+/// settings), outside the pool, and its backend pid. Dropped, it is closed (in the background).
+pub(crate) struct Pinned {
+    conn: Option<PgConnection>,
+    pub pid: i32,
+}
+
+impl Pinned {
+    pub fn new(conn: PgConnection, pid: i32) -> Pinned {
+        Pinned {
+            conn: Some(conn),
+            pid,
+        }
+    }
+
+    pub fn into_conn(mut self) -> PgConnection {
+        self.conn
+            .take()
+            .expect("a pinned connection until it is taken")
+    }
+}
+
+impl Drop for Pinned {
+    fn drop(&mut self) {
+        if let (Some(conn), Ok(rt)) = (self.conn.take(), tokio::runtime::Handle::try_current()) {
+            rt.spawn(async move {
+                let _ = tokio::time::timeout(CLOSE_LIMIT, conn.close()).await;
+            });
+        }
+    }
 }
 
 #[derive(Default)]
@@ -125,8 +171,10 @@ pub(crate) fn take(pool: &PgPool) -> Option<Ready> {
 
 /// Puts `ready` back, emptied and fit for the next run. `counted`: it came off this shelf (a
 /// schema a run made for itself joins the shelf if there is room). The schema comes back if
-/// the shelf will not have it.
-pub(crate) fn put(pool: &PgPool, ready: Ready, counted: bool) -> Result<(), Ready> {
+/// the shelf will not have it. The idle schemas keep at most half the pool's connections
+/// between them (`ready.actors` beyond that are closed), so that the pool always has
+/// connections for whatever else uses it.
+pub(crate) fn put(pool: &PgPool, mut ready: Ready, counted: bool) -> Result<(), Ready> {
     let shelf = shelf(pool);
     let mut s = lock(&shelf);
     if s.closed || (!counted && s.owned >= most(pool)) {
@@ -138,7 +186,13 @@ pub(crate) fn put(pool: &PgPool, ready: Ready, counted: bool) -> Result<(), Read
     if !counted {
         s.owned += 1;
     }
+    let kept: usize = s.idle.iter().map(|r| r.actors.len()).sum();
+    let room = (pool.options().get_max_connections() as usize / 2).saturating_sub(kept);
+    let extra = ready.actors.split_off(room.min(ready.actors.len()));
     s.idle.push(ready);
+    drop(s);
+    // Closed outside the shelf's lock.
+    drop(extra);
     Ok(())
 }
 
@@ -147,6 +201,34 @@ pub(crate) fn forget(pool: &PgPool) {
     let shelf = shelf(pool);
     let mut s = lock(&shelf);
     s.owned = s.owned.saturating_sub(1);
+}
+
+/// Closes idle ready schemas' actors' connections until the pool's own connections, those
+/// idle schemas keep and the `n` a run is about to take from the pool are within the pool's
+/// size (or none is left to close).
+pub(crate) fn make_room(pool: &PgPool, n: usize) {
+    let max = pool.options().get_max_connections() as usize;
+    let shelf = shelf(pool);
+    let closed: Vec<Pinned> = {
+        let mut s = lock(&shelf);
+        let kept: usize = s.idle.iter().map(|r| r.actors.len()).sum();
+        let size = pool.size() as usize;
+        let in_use = size.saturating_sub(pool.num_idle());
+        let mut over = (size.max(in_use + n) + kept).saturating_sub(max);
+        let mut closed = Vec::new();
+        for ready in s.idle.iter_mut() {
+            while over > 0 {
+                let Some(pinned) = ready.actors.pop() else {
+                    break;
+                };
+                closed.push(pinned);
+                over -= 1;
+            }
+        }
+        closed
+    };
+    // Closed outside the shelf's lock.
+    drop(closed);
 }
 
 /// A ready schema's monitor was found gone, as after a restart: so are the others'. They are
@@ -251,6 +333,7 @@ async fn make(pool: &PgPool) -> Result<Ready, sqlx::Error> {
         name,
         monitor: conn.detach(),
         uses: 0,
+        actors: Vec::new(),
     })
 }
 

@@ -17,12 +17,12 @@ use sqlx::pool::PoolConnection;
 use sqlx::{PgConnection, PgPool, Postgres};
 use tokio::sync::mpsc;
 
-use super::actor::{self, ActorConn, Completion};
+use super::actor::{self, ActorConn, Completion, Conn};
 use super::cleanup::Cleanup;
 use super::conns::{acquire, Monitor, Taken, Unready};
 use super::ddl::{self, Step};
 use super::naming::{create_sql, schema_name};
-use super::ready::{self, Ready};
+use super::ready::{self, Pinned, Ready};
 use super::seed::seed;
 use super::{monitor, sweep, ExecError, RUN_SETTINGS};
 use crate::db::Fault;
@@ -63,6 +63,8 @@ pub(crate) struct Session {
     pub(super) monitor: Option<Monitor>,
     /// In the order of `Schedule::actors()`.
     pub actors: Vec<ActorConn>,
+    /// A ready schema's connections that the run does not need (it has fewer actors).
+    pub(super) spare: Vec<Pinned>,
     pub(super) pool: PgPool,
     /// The schema may exist: its creation was sent (or it is a ready one).
     pub(super) created: bool,
@@ -88,6 +90,7 @@ impl Session {
             schema: String::new(),
             monitor: None,
             actors: Vec::new(),
+            spare: Vec::new(),
             pool: pool.clone(),
             created: false,
             shelved: false,
@@ -113,15 +116,32 @@ impl Session {
                 ready::take(&self.pool)
             },
         };
-        let acquired = acquire(&self.pool, n + usize::from(taken.ready.is_none())).await;
+        // A ready schema's own actors' connections first; the pool's for the rest.
+        let mut pinned = match taken.ready.as_mut() {
+            Some(ready) => {
+                let keep = ready.actors.len().saturating_sub(n);
+                ready.actors.split_off(keep)
+            }
+            None => Vec::new(),
+        };
+        let wanted = n - pinned.len() + usize::from(taken.ready.is_none());
+        let acquired = acquire(&self.pool, wanted).await;
         let mut conns = Unready(Vec::with_capacity(acquired.len()));
         for conn in acquired {
             conns.0.push(conn?);
         }
         let pids = match taken.ready.take() {
             Some(ready) => match self.use_ready(ready, &mut conns.0, schedule).await? {
-                Some(pids) => pids,
-                None => self.make_own(&mut conns.0, schedule).await?,
+                Some(pids) => pinned.iter().map(|p| p.pid).chain(pids).collect(),
+                None => {
+                    // Set up for a schema that turned out unfit: closed, and others taken.
+                    let more = acquire(&self.pool, pinned.len()).await;
+                    pinned.clear();
+                    for conn in more {
+                        conns.0.push(conn?);
+                    }
+                    self.make_own(&mut conns.0, schedule).await?
+                }
             },
             None => {
                 let monitor = conns.0.remove(0);
@@ -131,11 +151,11 @@ impl Session {
                 pids
             }
         };
-        for (i, (conn, pid)) in std::mem::take(&mut conns.0)
+        let all = pinned
             .into_iter()
-            .zip(pids)
-            .enumerate()
-        {
+            .map(|p| Conn::Own(p.into_conn()))
+            .chain(std::mem::take(&mut conns.0).into_iter().map(Conn::Pool));
+        for (i, (conn, pid)) in all.zip(pids).enumerate() {
             self.actors
                 .push(ActorConn::spawn(i, conn, pid, completions.clone()));
         }
@@ -149,12 +169,12 @@ impl Session {
         self.uses = 0;
     }
 
-    /// Seeds `ready` while the actors' connections are set up for it; their pids, or `None`
-    /// if the ready schema turned out unfit (its monitor gone, as after a restart), after which
-    /// the run makes its own.
+    /// Seeds `ready` while the actors' connections that it did not keep are set up for it;
+    /// their pids, or `None` if the ready schema turned out unfit (its monitor gone, as after
+    /// a restart), after which the run makes its own.
     async fn use_ready(
         &mut self,
-        ready: Ready,
+        mut ready: Ready,
         conns: &mut [PoolConnection<Postgres>],
         schedule: &Schedule,
     ) -> Result<Option<Vec<i32>>, ExecError> {
@@ -163,6 +183,7 @@ impl Session {
         self.created = true;
         self.shelved = true;
         self.uses = ready.uses;
+        self.spare = std::mem::take(&mut ready.actors);
         let setup = actor_setup(&self.schema);
         let monitor = self.monitor.as_mut().expect("just set").conn();
         let show = schedule.scenario().show;
@@ -187,6 +208,7 @@ impl Session {
                 if let Some(monitor) = self.monitor.take() {
                     monitor.discard();
                 }
+                self.spare.clear();
                 ready::forget(&self.pool);
                 sweep::request(&self.pool);
                 self.created = false;
@@ -306,6 +328,7 @@ impl Session {
             schema: std::mem::take(&mut self.schema),
             monitor: self.monitor.take(),
             actors: std::mem::take(&mut self.actors),
+            spare: std::mem::take(&mut self.spare),
             pool: self.pool.clone(),
             created: std::mem::take(&mut self.created),
             shelved: std::mem::take(&mut self.shelved),

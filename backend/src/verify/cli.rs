@@ -86,6 +86,7 @@ pub async fn command(file: &Path, jobs: Option<usize>, limit: u64) -> ExitCode {
     )
     .await;
     bar.finish_and_clear();
+    executor::shutdown(&pool).await;
     pool.close().await;
     let summary = tally.summary();
     print!("{}", describe(&summary));
