@@ -1,12 +1,16 @@
 //! Live rooms on a real server (port 0), a fresh PostgreSQL database per test and the real
 //! Redis (`REDIS_URL`): double bookings under check-then-act with a gap are counted; every
 //! correct defence sells each seat once under many concurrent bots; a round without
-//! overlapping statements replays in the model exactly as it happened live; `backend load`
-//! drives the API. (Who may do what: `rooms_guard.rs`; the event stream: `rooms_events.rs`.)
+//! overlapping statements replays in the model exactly as it happened live; a request still
+//! running when the next round starts leaves that round's lease and payment alone; `backend
+//! load` drives the API. (Who may do what: `rooms_guard.rs`; the event stream:
+//! `rooms_events.rs`.)
 
 mod rooms {
     pub mod support;
 }
+
+use std::time::Duration;
 
 use reqwest::StatusCode;
 use rooms::support::{bots_done, serve, Api, Db};
@@ -217,6 +221,87 @@ async fn a_round_without_overlapping_statements_replays_in_the_model_as_it_happe
         return;
     }
     panic!("three rounds in a row had overlapping statements");
+}
+
+#[tokio::test]
+async fn a_request_still_running_when_the_next_round_starts_leaves_that_rounds_payment_alone() {
+    let db = Db::fresh().await;
+    let api = Api::new(&serve(db.pool.clone()).await);
+    let (code, secret) = api
+        .room(json!({ "seats": 4, "defence": "check_then_act", "gap_ms": 5000 }))
+        .await;
+    let dee = api.join(&code, "Dee").await;
+    api.start(&code, &secret).await;
+    let busy = || async {
+        sqlx::query_scalar::<_, bool>(
+            "select busy_until is not null from lastseat_rooms.participants
+              where room = $1 and name = 'Dee'",
+        )
+        .bind(&code)
+        .fetch_one(&db.pool)
+        .await
+        .unwrap()
+    };
+    // Round 1: Dee's tap checks A1 and waits five seconds before it writes.
+    let first = {
+        let (api, code, dee) = (Api::new(&api.base), code.clone(), dee.clone());
+        tokio::spawn(async move { api.tap(&code, &dee, &["A1"]).await })
+    };
+    while !busy().await {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    // Meanwhile the facilitator moves on to a round that pays, which frees every lease: Dee
+    // holds A2 there, with its payment still to make.
+    let host = format!("/api/rooms/{code}");
+    let (status, body) = api
+        .post(&format!("{host}/finish"), Some(&secret), json!({}))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (status, body) = api
+        .post(
+            &format!("{host}/settings"),
+            Some(&secret),
+            json!({ "defence": "hold_confirm", "gap_ms": 0 }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    // The start returns once round 1's pool is closed, after the tap in flight there.
+    let second = {
+        let (api, code, secret) = (Api::new(&api.base), code.clone(), secret.clone());
+        tokio::spawn(async move { api.start(&code, &secret).await })
+    };
+    loop {
+        let round: i32 =
+            sqlx::query_scalar("select round from lastseat_rooms.rooms where code = $1")
+                .bind(&code)
+                .fetch_one(&db.pool)
+                .await
+                .unwrap();
+        if round == 2 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let (status, body) = api.tap(&code, &dee, &["A2"]).await;
+    assert_eq!(
+        (status, body["holding"].clone()),
+        (StatusCode::OK, json!(true)),
+        "{body}"
+    );
+    assert!(!first.is_finished(), "round 1's tap is still running");
+    let (status, late) = first.await.unwrap();
+    assert_eq!(status, StatusCode::OK, "{late}");
+    assert!(
+        !busy().await,
+        "both taps are answered: no lease is left taken"
+    );
+    second.await.unwrap();
+    // The late record of round 1 neither freed round 2's lease nor overwrote its payment.
+    let (status, body) = api
+        .post(&format!("{host}/pay"), Some(&dee), json!({}))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["message"], "paid: your ticket is issued", "{body}");
 }
 
 #[tokio::test]

@@ -2,7 +2,9 @@
 //! the shared server): the server keeps running, its pools and its LISTEN connection reconnect,
 //! every booking and hold committed before the restart is intact, a tap during the outage is a
 //! 503 that says the database is restarting (never a 500), the event stream tells its screens
-//! that it is reconnecting and then sends the true state, and the round carries on.
+//! that it is reconnecting and then sends the true state, and the round carries on. And a
+//! request whose record is still being sent again after a restart keeps its participant's
+//! lease, though it predates the restart: their next request is a 503 until that record is in.
 
 #[allow(dead_code)]
 #[path = "common/cluster.rs"]
@@ -19,6 +21,7 @@ use cluster::Cluster;
 use reqwest::StatusCode;
 use rooms::support::{serve, Api};
 use serde_json::{json, Value};
+use sqlx::{Connection, PgConnection};
 
 /// The participants who keep tapping while the database restarts, each on a seat of their own.
 const TAPPERS: usize = 40;
@@ -261,4 +264,121 @@ async fn a_restart_mid_round_loses_no_booking_answers_503_and_the_stream_reconne
     assert_eq!(body["holding"], true, "{body}");
     let body = tap_until_answered(&api, &code, &dee, &["A6"]).await;
     assert_eq!(body["holding"], true, "{body}");
+}
+
+/// Waits (for at most 20 s) until a record of the room is sent and waits for a lock.
+async fn until_a_record_waits(url: &str) {
+    let mut conn = PgConnection::connect(url).await.expect("a connection");
+    let give_up = Instant::now() + Duration::from_secs(20);
+    loop {
+        let waiting: i64 = sqlx::query_scalar(
+            "select count(*) from pg_stat_activity
+              where wait_event_type = 'Lock' and query like '%insert into lastseat_rooms.requests%'",
+        )
+        .fetch_one(&mut conn)
+        .await
+        .expect("pg_stat_activity");
+        if waiting > 0 {
+            return;
+        }
+        assert!(Instant::now() < give_up, "no record waits for the lock");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_record_sent_again_after_a_restart_keeps_its_lease_from_the_next_request() {
+    let cluster = Arc::new(Cluster::start());
+    let url = cluster.url("rooms_restart");
+    // A prepared transaction, whose locks outlast a restart, keeps the records waiting.
+    let mut admin = PgConnection::connect(&url)
+        .await
+        .expect("the private cluster");
+    sqlx::query("alter system set max_prepared_transactions = 2")
+        .execute(&mut admin)
+        .await
+        .expect("alter system");
+    drop(admin);
+    cluster.restart();
+    let pool = db::connect(&url, 20)
+        .await
+        .unwrap_or_else(|e| panic!("the private cluster: {e}\n{}", cluster.log()));
+    sqlx::migrate!("../migrations")
+        .run(&pool)
+        .await
+        .expect("the migrations");
+    let api = Api::new(&serve(pool.clone()).await);
+    let (code, secret) = api
+        .room(json!({ "seats": 10, "defence": "hold_confirm" }))
+        .await;
+    let dee = api.join(&code, "Dee").await;
+    api.start(&code, &secret).await;
+
+    // The room's row locked: a record (its requests refer to the room) waits until let go.
+    let mut blocker = PgConnection::connect(&url).await.expect("a connection");
+    sqlx::raw_sql("begin").execute(&mut blocker).await.unwrap();
+    sqlx::query("select 1 from lastseat_rooms.rooms where code = $1 for update")
+        .bind(&code)
+        .execute(&mut blocker)
+        .await
+        .unwrap();
+    sqlx::raw_sql("prepare transaction 'records_wait'")
+        .execute(&mut blocker)
+        .await
+        .unwrap();
+
+    // Dee holds A5; the record of it waits, the restart cuts it off, and it is sent again
+    // (and waits again) on the new server: the lease it took predates that server's start.
+    let first = {
+        let (api, code, dee) = (Api::new(&api.base), code.clone(), dee.clone());
+        tokio::spawn(async move { api.tap(&code, &dee, &["A5"]).await })
+    };
+    until_a_record_waits(&url).await;
+    {
+        let cluster = cluster.clone();
+        tokio::task::spawn_blocking(move || cluster.restart())
+            .await
+            .expect("the restart");
+    }
+    // Sent again, so its first try met the restart: Dee is settling.
+    until_a_record_waits(&url).await;
+
+    // Dee's next request (another tab) neither takes that lease nor waits: a 503 that says why.
+    let (status, body) =
+        tokio::time::timeout(Duration::from_secs(10), api.tap(&code, &dee, &["A6"]))
+            .await
+            .expect(
+                "the second tap waited behind the first one's record: it took over the lease \
+                 that predates the restart",
+            );
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{body}");
+    let message = body["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("your last request is still being saved"),
+        "{body}"
+    );
+
+    // Once the record is in, the first tap is answered and Dee carries on.
+    let mut blocker = PgConnection::connect(&url).await.expect("a connection");
+    sqlx::raw_sql("rollback prepared 'records_wait'")
+        .execute(&mut blocker)
+        .await
+        .unwrap();
+    let (status, body) = first.await.expect("the first tap");
+    assert_eq!(
+        (status, body["holding"].clone()),
+        (StatusCode::OK, json!(true)),
+        "{body}"
+    );
+    let body = tap_until_answered(&api, &code, &dee, &["A6"]).await;
+    assert_eq!(body["holding"], true, "{body}");
+    let (status, body) = api
+        .post(&format!("/api/rooms/{code}/pay"), Some(&dee), json!({}))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["message"], "paid: your ticket is issued", "{body}");
+    let state = api.state(&code).await;
+    assert_eq!(seat(&state, "A5")["holder"], "Dee", "{state}");
+    assert_eq!(seat(&state, "A6")["ticket"], true, "{state}");
+    assert_eq!(state["scoreboard"]["double_bookings"], 0, "{state}");
 }

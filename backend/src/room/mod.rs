@@ -100,9 +100,10 @@ pub struct Inner {
     pub starts: attempt::Starts,
     /// Bots of this process still racing (started and not yet answered for good).
     pub bots_running: std::sync::atomic::AtomicUsize,
-    /// The participants (room code, number) whose last request's record this process is
-    /// still sending in the background (`record.rs`): their lease is freed when it lands.
-    settling: std::sync::Mutex<std::collections::HashSet<(String, i32)>>,
+    /// The participants whose last request's record this process is sending again after the
+    /// database went away (`record.rs`): their lease is freed when it lands, and no request of
+    /// theirs takes it meanwhile (`attempt/begin.rs`).
+    settling: Arc<record::Settling>,
 }
 
 impl Rooms {
@@ -111,6 +112,7 @@ impl Rooms {
     pub fn new(pool: sqlx::PgPool) -> Rooms {
         let (recorder, records) = recorder::channel();
         let (starts, starting) = attempt::starts();
+        let settling = Arc::new(record::Settling::default());
         let leases = sqlx::postgres::PgPoolOptions::new()
             .max_connections(16)
             .acquire_timeout(std::time::Duration::from_secs(5))
@@ -132,11 +134,11 @@ impl Rooms {
             recorder,
             starts,
             bots_running: Default::default(),
-            settling: Default::default(),
+            settling: settling.clone(),
             pool,
         }));
         recorder::start(&rooms, records);
-        attempt::start_starts(rooms.0.leases.clone(), starting);
+        attempt::start_starts(rooms.0.leases.clone(), settling, starting);
         live::start(&rooms);
         ticker::start(&rooms);
         static PHASES: std::sync::Once = std::sync::Once::new();
@@ -157,17 +159,8 @@ impl Rooms {
         self.0.notifier.changed(code);
     }
 
-    /// Whether this process is still sending participant `n`'s last record in room `code`.
-    pub fn settling(&self, code: &str, n: i32) -> bool {
-        let settling = self.0.settling.lock().unwrap_or_else(|e| e.into_inner());
-        settling.contains(&(code.to_string(), n))
-    }
-    pub(crate) fn settling_begins(&self, code: &str, n: i32) {
-        let mut settling = self.0.settling.lock().unwrap_or_else(|e| e.into_inner());
-        settling.insert((code.to_string(), n));
-    }
-    pub(crate) fn settling_ends(&self, code: &str, n: i32) {
-        let mut settling = self.0.settling.lock().unwrap_or_else(|e| e.into_inner());
-        settling.remove(&(code.to_string(), n));
+    /// The participants whose last request's record this process is still sending again.
+    pub fn settling(&self) -> &Arc<record::Settling> {
+        &self.0.settling
     }
 }

@@ -5,7 +5,15 @@
 //! it is idempotent (an operation already recorded is not recorded again: the unique index of
 //! migration 0003), so that it can be sent again when the database restarted under it. The
 //! room's change is notified in the same commit.
+//!
+//! It frees only the lease its request took (`Settlement::lease`): a record that lands late
+//! (sent again after a restart, or after a new round freed every lease) leaves a later
+//! request's lease and payment as they are. While a record is sent again its participant is
+//! `Settling`, and their next request a 503 (`attempt/begin.rs`): it must not take over a lease
+//! that predates the restart while the request that took it is still alive.
 
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use shared::schedule::{op_value, Op};
@@ -21,17 +29,75 @@ const SETTLE_WAIT: Duration = Duration::from_secs(15);
 /// How long a record is tried again in the background after that.
 const SETTLE_BACKGROUND: Duration = Duration::from_secs(60);
 
-/// What a request leaves behind: its operations, what the phone now holds, the payment left.
+/// What a request leaves behind: its operations, what the phone now holds, the payment left,
+/// and the lease it took (`attempt/begin.rs`), the only one its record frees.
 pub struct Settlement {
     pub done: Vec<Done>,
     pub kind: Kind,
     pub holding: bool,
     pub left: Vec<Planned>,
+    pub lease: i64,
+}
+
+/// The participants (room code, round, number) whose request's record this process is sending
+/// again because the database went away, each until that record lands or is given up. A start
+/// reads them before its statement and leaves their lease alone (`attempt/begin.rs`): a lease
+/// taken before the database last started would otherwise count as free, and a request begun
+/// on it would run without the operations that record carries, and have its payment
+/// overwritten when it lands.
+#[derive(Default)]
+pub struct Settling(Mutex<HashMap<(String, i32, i32), usize>>);
+
+impl Settling {
+    /// Marks participant `n` of `room` as settling until the mark is dropped.
+    fn mark(self: &Arc<Self>, room: &Room, n: i32) -> Marked {
+        let key = (room.code.clone(), room.round, n);
+        *self.lock().entry(key.clone()).or_default() += 1;
+        Marked {
+            settling: self.clone(),
+            key,
+        }
+    }
+
+    /// The participants settling now: their rooms, rounds and numbers, as three arrays.
+    pub(crate) fn now(&self) -> (Vec<String>, Vec<i32>, Vec<i32>) {
+        let settling = self.lock();
+        let mut now = (Vec::new(), Vec::new(), Vec::new());
+        for (code, round, n) in settling.keys() {
+            now.0.push(code.clone());
+            now.1.push(*round);
+            now.2.push(*n);
+        }
+        now
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<(String, i32, i32), usize>> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// A participant marked as settling (`Settling::mark`), until dropped.
+struct Marked {
+    settling: Arc<Settling>,
+    key: (String, i32, i32),
+}
+
+impl Drop for Marked {
+    fn drop(&mut self) {
+        let mut settling = self.settling.lock();
+        if let Some(count) = settling.get_mut(&self.key) {
+            *count -= 1;
+            if *count == 0 {
+                settling.remove(&self.key);
+            }
+        }
+    }
 }
 
 /// Sends the settlement; when the database is restarting, again until it takes it (for at
-/// most `SETTLE_WAIT` if `wait`, then in the background). The phone's answer is true only once
-/// its record is in: a request whose statements ran waits; one that ran nothing need not.
+/// most `SETTLE_WAIT` if `wait`, then in the background), the participant settling meanwhile.
+/// The phone's answer is true only once its record is in: a request whose statements ran
+/// waits; one that ran nothing need not.
 pub async fn settle(
     rooms: &Rooms,
     room: &Room,
@@ -41,19 +107,25 @@ pub async fn settle(
 ) -> Result<(), RoomError> {
     let pool = rooms.pool();
     let give_up = Instant::now() + if wait { SETTLE_WAIT } else { Duration::ZERO };
+    // Marked at the first fault, before the phone can hear of it, and dropped only once the
+    // record is in (or given up): a start that no longer sees the mark sees the lease freed.
+    let mut marked = None;
     loop {
         match send(rooms, room, who, &settlement).await {
             Ok(()) => return Ok(()),
             Err(e) if Fault::of(&e).is_some() => {
+                if marked.is_none() {
+                    marked = Some(rooms.settling().mark(room, who.n));
+                }
                 if Fault::is_lost(&e) {
                     crate::db::discard_dead(pool).await;
                 }
                 if Instant::now() >= give_up {
                     let (rooms, room, who) = (rooms.clone(), room.clone(), who.clone());
-                    rooms.settling_begins(&room.code, who.n);
+                    let marked = marked.take();
                     tokio::spawn(async move {
                         in_background(&rooms, &room, &who, settlement).await;
-                        rooms.settling_ends(&room.code, who.n);
+                        drop(marked);
                     });
                     return Err(RoomError::Database(e));
                 }
@@ -128,6 +200,7 @@ fn entry(room: &Room, who: &Participant, s: &Settlement) -> Entry {
         booked,
         until,
         pending: json(serde_json::Value::Array(left)),
+        lease: s.lease,
     }
 }
 

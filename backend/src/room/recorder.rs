@@ -38,6 +38,9 @@ pub struct Entry {
     pub until: Option<i64>,
     /// The payment left, as the JSON of its ops.
     pub pending: String,
+    /// The lease the request took (`attempt/begin.rs`): freed, with the payment left, only if
+    /// the participant still holds it.
+    pub lease: i64,
 }
 
 /// One operation as recorded: its index, the op (JSON), the SQL sent, the result and the rows
@@ -130,7 +133,11 @@ fn changed(rooms: &Rooms, entries: &[&Entry]) {
 
 /// Every record of the batch, each participant's told seats and lease, in one statement.
 /// Idempotent: an operation already recorded is not recorded again (the unique index of
-/// migration 0003), so a batch can be sent again after a restart.
+/// migration 0003), so a batch can be sent again after a restart. A lease is freed, and the
+/// payment left written, only by the record of the request that took it (a lease is its
+/// `busy_until`, in microseconds since the epoch): a record that lands after a later request
+/// took the participant's lease (the old one predated a restart, or ran out, or a new round
+/// freed it) leaves that request's lease and payment alone.
 const BATCH: &str = "
 with recorded as (
     insert into lastseat_rooms.requests
@@ -156,8 +163,9 @@ with recorded as (
      where t.room = f.room and t.round = f.round and t.n = f.n
 ), freed as (
     update lastseat_rooms.participants q set busy_until = null, pending = f.pending::jsonb
-      from unnest($24::text[], $25::int[], $26::text[]) as f(room, n, pending)
+      from unnest($24::text[], $25::int[], $26::text[], $27::int8[]) as f(room, n, pending, lease)
      where q.room = f.room and q.n = f.n
+       and (extract(epoch from q.busy_until) * 1000000)::int8 = f.lease
 )
 select 1";
 
@@ -178,7 +186,7 @@ struct Columns {
     told: Told,
     paid: (Vec<String>, Vec<i32>, Vec<i32>),
     forgot: (Vec<String>, Vec<i32>, Vec<i32>),
-    freed: (Vec<String>, Vec<i32>, Vec<String>),
+    freed: (Vec<String>, Vec<i32>, Vec<String>, Vec<i64>),
 }
 
 /// The told seats' rows: room, round, participant, seat, booked, held until.
@@ -234,6 +242,7 @@ fn columns(entries: &[&Entry]) -> Columns {
         c.freed.0.push(e.code.clone());
         c.freed.1.push(e.n);
         c.freed.2.push(e.pending.clone());
+        c.freed.3.push(e.lease);
     }
     c
 }
@@ -268,6 +277,7 @@ async fn statement(pool: &sqlx::PgPool, entries: &[&Entry]) -> Result<(), sqlx::
         .bind(c.freed.0)
         .bind(c.freed.1)
         .bind(c.freed.2)
+        .bind(c.freed.3)
         .execute(pool)
         .await
         .map(|_| ());

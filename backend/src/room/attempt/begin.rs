@@ -3,9 +3,14 @@
 //! request of theirs is being answered) with the payment they still have to make, and what they
 //! did earlier in the round, from which their client is rebuilt. A lease taken before the
 //! database last started is free: the request that took it lost its connection in the restart
-//! and was answered 503, so it can release nothing. The starts of the requests that arrive
-//! together go in one statement (`room/batch.rs`).
+//! and was answered 503, so it can release nothing — unless this process is still sending that
+//! request's record (`record::Settling`): then the lease is left alone, and the request is a 503
+//! until the record is in. Who is settling is read before the statement is sent and weighed in
+//! it, with the lease: read after its answer, a record that landed in between would have left
+//! the request refused with a 409, as if another request of its participant were in flight.
+//! The starts of the requests that arrive together go in one statement (`room/batch.rs`).
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use futures::future::join_all;
@@ -14,25 +19,37 @@ use shared::outcome::{SeenRow, StepResult};
 use super::{decode_op, Planned};
 use crate::db::Fault;
 use crate::room::batch::{self, Batcher};
+use crate::room::record::Settling;
 use crate::room::store::{self, Participant, Room};
 use crate::room::{phases, RoomError, Rooms};
 
 /// An operation as recorded: the op with its `"if"`, its result, the rows it saw, the clock.
 pub(super) type Recorded = (serde_json::Value, StepResult, Vec<SeenRow>, i64);
 
-/// A request begun: who, in which room, the lease (the payment left) if it was taken, and the
-/// participant's earlier operations this round.
+/// A request begun: who, in which room, the lease if it was taken (else whether the
+/// participant's last request is still being recorded), and the participant's earlier
+/// operations this round.
 pub(super) struct Begun {
     pub room: Room,
     pub who: Participant,
-    pub pending: Option<Vec<Planned>>,
+    pub lease: Option<Lease>,
+    pub settling: bool,
     pub history: Vec<Recorded>,
+}
+
+/// A participant's one-request lease: which (its `busy_until`, in microseconds since the
+/// epoch), the only one its record frees (`recorder.rs`), and the payment left.
+pub(super) struct Lease {
+    pub id: i64,
+    pub pending: Vec<Planned>,
 }
 
 /// The participants named by the arrays: request `k` (the arrays' `k`-th place, from 1) names
 /// room `$1[k]` and, in it, the token whose hash is `$2[k]` or participant number `$3[k]`. One
-/// row per request whose participant exists, with its `k`; the lease only for those who can
-/// have it (of two requests of one participant in one batch, one gets it). The history is read
+/// row per request whose participant exists, with its `k`; the lease (its `busy_until` in
+/// microseconds, and the payment left) only for those who can have it (of two requests of one
+/// participant in one batch, one gets it), never for those settling in this process (`$4`,
+/// `$5`, `$6`: room, round and number of each), whose row says so instead. The history is read
 /// in program order by a subquery of its own: that order is what makes the planner take the
 /// index on (room, round, actor, op_index) even before the table's statistics know the round (a
 /// fresh round, in its first minute). Left to the aggregate's own `order by`, it could as well
@@ -51,6 +68,10 @@ fn begin_sql() -> String {
            ) as p
 ), r as (
     select {columns} from lastseat_rooms.rooms where code in (select code from req)
+), settling as (
+    select req.k from req join r on r.code = req.code
+     where exists (select from unnest($4::text[], $5::int[], $6::int[]) as s(code, round, n)
+                    where s.code = req.code and s.round = r.round and s.n = req.n)
 ), leased as (
     update lastseat_rooms.participants q set busy_until = now() + interval '60 seconds'
       from req, r
@@ -58,9 +79,11 @@ fn begin_sql() -> String {
        and r.phase = 'race' and r.race_at_ms <= r.now_ms
        and (q.busy_until is null or q.busy_until < now()
             or q.busy_until - interval '60 seconds' < pg_postmaster_start_time())
-    returning req.k, q.pending
+       and req.k not in (select k from settling)
+    returning req.k, q.pending, (extract(epoch from q.busy_until) * 1000000)::int8 as lease
 )
-select req.k, r.*, req.n, req.name, req.actor, l.pending,
+select req.k, r.*, req.n, req.name, req.actor, l.pending, l.lease,
+       req.k in (select k from settling) as settling,
        (select coalesce(jsonb_agg(s.step order by s.op_index), '[]')
           from (select h.op_index, jsonb_build_array(h.op, h.result, h.seen, h.clock) as step
                   from lastseat_rooms.requests h
@@ -93,31 +116,32 @@ pub fn starts() -> (Starts, StartsWaiting) {
     (Starts(batcher), StartsWaiting(waiting))
 }
 
-/// Starts the task that sends the batches on `pool`.
-pub fn start(pool: sqlx::PgPool, StartsWaiting(waiting): StartsWaiting) {
+/// Starts the task that sends the batches on `pool`, leaving alone the leases of those
+/// `settling`.
+pub fn start(pool: sqlx::PgPool, settling: Arc<Settling>, StartsWaiting(waiting): StartsWaiting) {
     static SQL: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     let sql = SQL.get_or_init(begin_sql).as_str();
     waiting.start(
         // Two requests of one participant may share a batch: the lease goes to one of them.
         |_: &Who| None::<()>,
         move |batch| {
-            let pool = pool.clone();
-            async move { send(&pool, sql, batch).await }
+            let (pool, settling) = (pool.clone(), settling.clone());
+            async move { send(&pool, &settling, sql, batch).await }
         },
     );
 }
 
-async fn send(pool: &sqlx::PgPool, sql: &str, batch: Vec<Who>) -> Vec<Found> {
+async fn send(pool: &sqlx::PgPool, settling: &Settling, sql: &str, batch: Vec<Who>) -> Vec<Found> {
     phases::batch(&phases::BEGIN_BATCH, batch.len());
     phases::ROUND_TRIPS.count(1);
-    let mut sent = statement(pool, sql, &batch).await;
+    let mut sent = statement(pool, settling, sql, &batch).await;
     if matches!(&sent, Err(e) if Fault::is_lost(e)) {
         phases::ROUND_TRIPS.count(1);
         // The pool hands out its connections unchecked (a ping before each would be a round
         // trip more): after a restart they are dead. Those idle are closed, and the batch
         // tried once more on fresh ones.
         crate::db::discard_dead(pool).await;
-        sent = statement(pool, sql, &batch).await;
+        sent = statement(pool, settling, sql, &batch).await;
     }
     match sent {
         Ok(rows) => rows.into_iter().map(Ok).collect(),
@@ -126,7 +150,7 @@ async fn send(pool: &sqlx::PgPool, sql: &str, batch: Vec<Who>) -> Vec<Found> {
             // Each on its own, so that each request is answered for itself.
             phases::ROUND_TRIPS.count(batch.len() as u64);
             join_all(batch.iter().map(|who| async move {
-                let mut rows = statement(pool, sql, std::slice::from_ref(who)).await?;
+                let mut rows = statement(pool, settling, sql, std::slice::from_ref(who)).await?;
                 Ok(rows.pop().flatten())
             }))
             .await
@@ -135,12 +159,17 @@ async fn send(pool: &sqlx::PgPool, sql: &str, batch: Vec<Who>) -> Vec<Found> {
 }
 
 /// The rows of `batch`'s statement, in `batch`'s order (none for a participant not found).
+/// Those settling are read now, before the statement is sent: the record of a participant no
+/// longer settling has been committed already (`record::settle`), so the statement sees the
+/// lease it freed.
 async fn statement(
     pool: &sqlx::PgPool,
+    settling: &Settling,
     sql: &str,
     batch: &[Who],
 ) -> Result<Vec<Option<sqlx::postgres::PgRow>>, sqlx::Error> {
     use sqlx::Row;
+    let (settling_codes, settling_rounds, settling_ns) = settling.now();
     let rows = sqlx::query(sql)
         .bind(batch.iter().map(|w| w.code.as_str()).collect::<Vec<_>>())
         .bind(
@@ -150,6 +179,9 @@ async fn statement(
                 .collect::<Vec<_>>(),
         )
         .bind(batch.iter().map(|w| w.n).collect::<Vec<_>>())
+        .bind(settling_codes)
+        .bind(settling_rounds)
+        .bind(settling_ns)
         .fetch_all(pool)
         .await?;
     let mut out: Vec<Option<sqlx::postgres::PgRow>> = batch.iter().map(|_| None).collect();
@@ -216,12 +248,17 @@ fn read(row: Option<sqlx::postgres::PgRow>) -> Result<Begun, RoomError> {
         actor: row.try_get("actor")?,
     };
     let pending: Option<sqlx::types::Json<Vec<serde_json::Value>>> = row.try_get("pending")?;
-    let pending = pending.map(|p| p.0.iter().filter_map(decode_op).collect());
+    let lease: Option<i64> = row.try_get("lease")?;
+    let lease = lease.zip(pending).map(|(id, pending)| Lease {
+        id,
+        pending: pending.0.iter().filter_map(decode_op).collect(),
+    });
     let history: sqlx::types::Json<Vec<Recorded>> = row.try_get("history")?;
     Ok(Begun {
         room,
         who,
-        pending,
+        lease,
+        settling: row.try_get("settling")?,
         history: history.0,
     })
 }

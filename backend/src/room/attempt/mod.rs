@@ -111,12 +111,13 @@ async fn timed<T>(request: impl std::future::Future<Output = T>) -> T {
 /// Gives back the lease `begun` took (if it took one) as it was: a request refused before it
 /// ran anything.
 async fn give_back(rooms: &Rooms, begun: &mut begin::Begun) -> Result<(), RoomError> {
-    if let Some(pending) = begun.pending.take() {
+    if let Some(lease) = begun.lease.take() {
         let untouched = Settlement {
             done: vec![],
             kind: Kind::Tap(vec![]),
             holding: false,
-            left: pending,
+            left: lease.pending,
+            lease: lease.id,
         };
         record::settle(rooms, &begun.room, &begun.who, untouched, false).await?;
     }
@@ -144,7 +145,8 @@ async fn proceed(rooms: &Rooms, begun: begin::Begun, kind: Kind) -> Result<Reply
     let begin::Begun {
         room,
         who,
-        pending,
+        lease,
+        settling,
         history,
     } = begun;
     if !room.racing() {
@@ -154,10 +156,10 @@ async fn proceed(rooms: &Rooms, begun: begin::Begun, kind: Kind) -> Result<Reply
             _ => "the round has not started yet: wait for the countdown".to_string(),
         }));
     }
-    let Some(pending) = pending else {
-        if rooms.settling(&room.code, who.n) {
-            // Their last request was answered with a 503 while the database restarted; its
-            // record (which frees them) is still being sent in the background.
+    let Some(begin::Lease { id: lease, pending }) = lease else {
+        if settling {
+            // Their last request met the database restarting; its record (which frees them)
+            // is still being sent (in the background, if that request was answered 503).
             return Err(RoomError::Unavailable(
                 "the database is restarting: your last request is still being saved; try \
                  again in a moment"
@@ -194,6 +196,7 @@ async fn proceed(rooms: &Rooms, begun: begin::Begun, kind: Kind) -> Result<Reply
                     kind,
                     holding: ran.holding,
                     left,
+                    lease,
                 };
                 (settlement, outcome)
             }
@@ -203,6 +206,7 @@ async fn proceed(rooms: &Rooms, begun: begin::Begun, kind: Kind) -> Result<Reply
                     kind: Kind::Tap(vec![]),
                     holding: false,
                     left: pending,
+                    lease,
                 };
                 (settlement, Err(e))
             }
