@@ -12,7 +12,7 @@
 
 use std::path::Path;
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use backend::db;
 use backend::executor::{self, phases};
@@ -46,10 +46,6 @@ fn figures(mut ms: Vec<f64>) -> (f64, f64, f64) {
     ms.sort_by(f64::total_cmp);
     let at = |q: f64| ms[((ms.len() - 1) as f64 * q).round() as usize];
     (at(0.5), at(0.9), ms[0])
-}
-
-fn per_run(d: Duration, runs: u64) -> f64 {
-    d.as_secs_f64() * 1e3 / runs.max(1) as f64
 }
 
 #[tokio::main]
@@ -90,23 +86,7 @@ async fn main() {
         println!(
             "ours, {name}: {n} runs of an 8-entry, 2-buyer schedule: median {median:.2} ms, p90 {p90:.2} ms, min {min:.2} ms"
         );
-        let totals = phases::totals();
-        let all: f64 = totals
-            .rows()
-            .iter()
-            .map(|(_, d)| per_run(*d, totals.runs))
-            .sum();
-        println!(
-            "  phase             ms per run   share   ({} of {} runs on a ready schema)",
-            totals.ready, totals.runs
-        );
-        for (phase, d) in totals.rows() {
-            let ms = per_run(d, totals.runs);
-            println!(
-                "  {phase:<16} {ms:>10.3}   {:>4.0} %",
-                100.0 * ms / all.max(1e-9)
-            );
-        }
+        println!("{}", phases::totals().table());
         rows.push((name, median, p90));
     }
     executor::shutdown(&pool).await;

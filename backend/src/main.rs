@@ -56,6 +56,9 @@ enum Command {
         #[arg(long, default_value_t = backend::verify::cli::DEFAULT_LIMIT,
               value_parser = clap::value_parser!(u64).range(1..=backend::verify::COUNT_LIMIT))]
         limit: u64,
+        /// Also print where the runs' time went, phase by phase, and their round trips.
+        #[arg(long)]
+        phases: bool,
     },
     /// Write a brotli (.br) and a gzip (.gz) copy beside every text and wasm file of the built
     /// page, for `serve` to send precompressed.
@@ -143,9 +146,12 @@ async fn main() -> ExitCode {
                 ExitCode::from(2)
             }
         },
-        Command::Verify { file, jobs, limit } => {
-            backend::verify::cli::command(&file, jobs.map(usize::from), limit).await
-        }
+        Command::Verify {
+            file,
+            jobs,
+            limit,
+            phases,
+        } => backend::verify::cli::command(&file, jobs.map(usize::from), limit, phases).await,
         Command::Explore { file } => match backend::explore::explore_file(&file) {
             Ok(report) => {
                 print!("{report}");

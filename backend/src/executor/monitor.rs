@@ -40,13 +40,18 @@ static SNAPSHOT_AND_GONE: LazyLock<String> = LazyLock::new(|| {
 });
 
 /// Per session: blocked by one of `$2` (the run's actors), by whom, and the lock it waits for
-/// (a tuple lock, a transaction's end…), which tells a new wait from the same one.
-const BLOCKING: &str =
-    "select pid, pg_isolation_test_session_is_blocked(pid, $2), pg_blocking_pids(pid),
-       coalesce((select string_agg(concat_ws(':', l.locktype, l.relation, l.page, l.tuple,
-                                             l.transactionid, l.mode), ',')
-                   from pg_locks l where l.pid = t.pid and not l.granted), '')
-  from unnest($1::int4[]) as t(pid)";
+/// (a tuple lock, a transaction's end…), which tells a new wait from the same one. The lock
+/// table is read once for all of them (`pg_locks` copies the whole of it on every reading).
+const BLOCKING: &str = "with w as materialized (
+    select l.pid, string_agg(concat_ws(':', l.locktype, l.relation, l.page, l.tuple,
+                                       l.transactionid, l.mode), ',') as awaiting
+      from pg_locks l
+     where not l.granted and l.pid = any($1)
+     group by l.pid
+)
+select t.pid, pg_isolation_test_session_is_blocked(t.pid, $2), pg_blocking_pids(t.pid),
+       coalesce(w.awaiting, '')
+  from unnest($1::int4[]) as t(pid) left join w on w.pid = t.pid";
 
 /// Of the sessions `$1`, those that are gone.
 const GONE: &str = "select t.pid from unnest($1::int4[]) as t(pid)

@@ -30,6 +30,13 @@ pub struct Phases {
     /// Emptying the schema for the next run (while the actors' connections are given back, when
     /// nothing was in flight any more), or dropping it.
     pub reset: Duration,
+    /// The statements of the schedule sent.
+    pub sent: u64,
+    /// The monitor's questions whether statements in flight are blocked.
+    pub asked: u64,
+    /// The snapshots of the committed tables read on their own (not the initial one read with
+    /// the seed of a ready schema).
+    pub read: u64,
 }
 
 impl Phases {
@@ -58,6 +65,34 @@ impl Phases {
         self.end_check += other.end_check;
         self.release += other.release;
         self.reset += other.reset;
+        self.sent += other.sent;
+        self.asked += other.asked;
+        self.read += other.read;
+    }
+
+    /// The phases as a table, per run: time, share, and the round trips of the entries.
+    pub fn table(&self) -> String {
+        let runs = self.runs.max(1) as f64;
+        let per_run = |d: Duration| d.as_secs_f64() * 1e3 / runs;
+        let all: f64 = self.rows().iter().map(|(_, d)| per_run(*d)).sum();
+        let mut out = format!(
+            "  phase             ms per run   share   ({} of {} runs on a ready schema)\n",
+            self.ready, self.runs
+        );
+        for (phase, d) in self.rows() {
+            let ms = per_run(d);
+            out += &format!(
+                "  {phase:<16} {ms:>10.3}   {:>4.0} %\n",
+                100.0 * ms / all.max(1e-9)
+            );
+        }
+        out += &format!(
+            "  per run: {:.1} statements of the schedule, {:.1} questions whether one is blocked, {:.1} snapshots",
+            self.sent as f64 / runs,
+            self.asked as f64 / runs,
+            self.read as f64 / runs
+        );
+        out
     }
 }
 
@@ -72,6 +107,9 @@ static TOTALS: Mutex<Phases> = Mutex::new(Phases {
     end_check: Duration::ZERO,
     release: Duration::ZERO,
     reset: Duration::ZERO,
+    sent: 0,
+    asked: 0,
+    read: 0,
 });
 
 /// The phases of every run of this process so far.

@@ -14,7 +14,7 @@ use tokio::time::Instant;
 use super::actor::Completion;
 use super::phases::Phases;
 use super::session::Session;
-use super::spacing::{self, Seats};
+use super::spacing;
 use super::{answer, monitor, ExecError};
 
 /// How long a statement just sent (or the statements still in flight after an answer came in:
@@ -91,9 +91,6 @@ pub(crate) struct Driver<'a> {
     entries: Vec<EntryTrace>,
     /// Something committed a change during the current entry: the tables must be read again.
     committed: bool,
-    /// Per actor: the seats its transaction (or its statement in flight) may hold or wait for
-    /// locks on, for `spacing`.
-    touched: Vec<Seats>,
     /// Where the run's time went.
     spent: Phases,
     /// Per actor: when its statement's current wait began, as first seen (a little late).
@@ -152,7 +149,6 @@ impl<'a> Driver<'a> {
             pids,
             entries: Vec::with_capacity(schedule.order().len()),
             committed: false,
-            touched: vec![Seats::default(); n],
             spent: Phases::default(),
             wait_began: vec![None; n],
             awaiting: vec![String::new(); n],
@@ -218,6 +214,7 @@ impl<'a> Driver<'a> {
                             )
                             .await?;
                             self.spent.snapshots += started.elapsed();
+                            self.spent.read += 1;
                             tables = last;
                             gone_at_end = Some(gone);
                         } else {
@@ -253,6 +250,7 @@ impl<'a> Driver<'a> {
         let started = Instant::now();
         let tables = monitor::snapshot(self.session.monitor(), show).await;
         self.spent.snapshots += started.elapsed();
+        self.spent.read += 1;
         tables
     }
 
@@ -263,7 +261,6 @@ impl<'a> Driver<'a> {
             blockers: &self.blockers,
             pending: &pending,
             began: &self.wait_began,
-            touched: &self.touched,
             deadlock_foreseen: self.deadlock_foreseen,
         };
         let now = Instant::now();
@@ -301,8 +298,8 @@ impl<'a> Driver<'a> {
         let commit_of_failed = matches!(op, Op::Commit) && self.clients.commit_of_failed(a);
         let autocommit = !self.clients.actors[a].in_tx;
         self.space(a, op).await;
-        self.touched[a].add(&spacing::locked_by(op));
         self.clients.sent(self.schedule, a, k);
+        self.spent.sent += 1;
         self.sent_at[a] = Some(Instant::now());
         self.pending[a] = Some(Pending {
             entry: k,
@@ -351,6 +348,13 @@ impl<'a> Driver<'a> {
             if waiting.is_empty() {
                 return Ok(());
             }
+            if !waiting.iter().any(|&a| self.may_wait(a)) {
+                // Nothing in flight can be blocked: no question to ask, only answers to await
+                // (however long a busy machine takes to give them).
+                self.next_answer(k).await?;
+                patience = Some(FIRST_ANSWER);
+                continue;
+            }
             if let Some(first) = patience.take() {
                 // An answer in: the others (woken by it, say) get the same patience again.
                 if self.await_answer(first, k).await? {
@@ -362,6 +366,7 @@ impl<'a> Driver<'a> {
             let asked = Instant::now();
             let states = monitor::blocking(self.session.monitor(), &pids, &self.pids).await?;
             self.spent.blocking_checks += asked.elapsed();
+            self.spent.asked += 1;
             let seen = Instant::now();
             let mut all_blocked = true;
             let mut blocked = vec![false; self.pending.len()];
@@ -472,6 +477,23 @@ impl<'a> Driver<'a> {
         }
     }
 
+    /// Waits for the next answer and records it.
+    async fn next_answer(&mut self, k: usize) -> Result<(), ExecError> {
+        match self.completions.recv().await {
+            Some(c) => self.complete(c, k),
+            None => Err(ExecError::Unexpected(
+                "every actor connection is gone".to_string(),
+            )),
+        }
+    }
+
+    /// Whether actor `a`'s statement in flight may be waiting for a lock.
+    fn may_wait(&self, a: usize) -> bool {
+        self.pending[a]
+            .as_ref()
+            .is_some_and(|p| spacing::may_wait(&self.schedule.actors()[a].program[p.op_index]))
+    }
+
     /// Records an answer: the step result, the rows seen, and the client state it leaves.
     fn complete(&mut self, c: Completion, k: usize) -> Result<(), ExecError> {
         let a = c.actor;
@@ -500,10 +522,6 @@ impl<'a> Driver<'a> {
         self.episode_floor[a] = None;
         self.cycle_seen[a] = None;
         self.sent_at[a] = None;
-        // Its locks go when its transaction ends (an aborted one's, conservatively, only then).
-        if matches!(op, Op::Commit | Op::Rollback) || p.autocommit {
-            self.touched[a].clear();
-        }
         self.deadlock_broken |=
             matches!(&result, StepResult::Error { code, .. } if code == "40P01");
         let entry = &mut self.entries[p.entry];

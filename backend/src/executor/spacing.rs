@@ -4,30 +4,26 @@
 //! Every session has the same `deadlock_timeout`, so of two waits on one deadlock cycle
 //! PostgreSQL fails the one that began first, as the model does, only if the other began later
 //! by more than the time a loaded machine may take to run a timed-out session: a few
-//! milliseconds apart, either may be first. A new wait therefore begins at least
-//! `WAIT_SPACING` after every recent wait whose cycle it may be part of, and no later than it
-//! must: a statement that cannot start a wait (a `begin`, a plain read, a `commit` that hands
-//! no lock on to a third session) is never held back, nor one that can close no cycle through
-//! the recent wait.
+//! milliseconds apart, either may be first. A new wait that may close a cycle therefore begins
+//! at least `WAIT_SPACING` after every recent wait on it, and no later than it must.
 //!
-//! A new wait may be on a cycle with wait W if the statement is sent by an actor that W waits
-//! for, transitively (it may close the cycle now), or if it may lock a seat that W, or a session
-//! queued behind W, holds or waits for (it may queue behind W, and a later statement close the
-//! cycle through both). A `commit` or `rollback` starts no wait of its own, but wakes the
-//! sessions waiting for it, which may go on to wait for one another: it counts when it is sent
-//! by an actor that W waits for and another session could take the lock it releases.
+//! A statement may close a cycle through wait W now if it may wait and its actor is one that W
+//! waits for, transitively: that is held back in every run. A statement that cannot wait (a
+//! `begin`, a plain read, a `commit`) is never held back, nor one whose actor nobody waits for.
 //!
-//! Those rules see only the locks taken so far, and a cycle can form through a lock taken
-//! later: a claim of two seats that waits for the second, sent a moment after another session
-//! began to wait, can be on a cycle with it that only a third session's later wait closes.
-//! The two waits' deadlock checks then run a moment apart, and whether the second finds the
-//! cycle depends on whether the first one's victim has been replaced in it by the session it
-//! woke. So where the model foresees a deadlock in the run (`Trace` has a 40P01), every
-//! statement that may wait or hand a lock on is held back after every recent wait: runs with a
-//! deadlock spend a second on `deadlock_timeout` anyway. The model decides no outcome here,
-//! only the pace: a run that deadlocks where the model foresaw none still differs from it.
+//! A cycle can also form through locks taken later: a claim that queues behind W, or the waits
+//! that a `commit` starts when it hands a lock on to a queue, can be on a cycle that only a
+//! third session's later wait closes, and then the two waits' deadlock checks run a moment
+//! apart, and whether the second finds the cycle depends on whether the first one's victim has
+//! been replaced in it by the session it woke. Where the model foresees a deadlock in the run
+//! (`Trace` has a 40P01, or the model cannot run it), every statement that may wait or hand a
+//! lock on is therefore held back after every recent wait: runs with a deadlock spend a second
+//! on `deadlock_timeout` anyway. Where it foresees none, those are not held back: whether
+//! PostgreSQL breaks a deadlock at all does not depend on the pace (a cycle is found by the
+//! check of the wait that closed it, whatever happened before), only which session it fails,
+//! and a run that deadlocks where the model foresaw none differs from it whoever the victim is.
+//! The model decides no outcome here, only the pace.
 
-use std::collections::BTreeSet;
 use std::time::Duration;
 
 use shared::schedule::{Op, Wait};
@@ -93,35 +89,6 @@ pub(crate) fn checked_first(
     }
 }
 
-/// The seats a statement, or a transaction so far, may hold or wait for locks on.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub(crate) struct Seats {
-    /// Rows found by something other than their seat (a hold's id, a status): any seat.
-    all: bool,
-    ids: BTreeSet<String>,
-}
-
-impl Seats {
-    pub fn is_empty(&self) -> bool {
-        !self.all && self.ids.is_empty()
-    }
-
-    pub fn add(&mut self, other: &Seats) {
-        self.all |= other.all;
-        self.ids.extend(other.ids.iter().cloned());
-    }
-
-    pub fn clear(&mut self) {
-        *self = Seats::default();
-    }
-
-    fn intersects(&self, other: &Seats) -> bool {
-        (self.all && !other.is_empty())
-            || (other.all && !self.is_empty())
-            || self.ids.intersection(&other.ids).next().is_some()
-    }
-}
-
 /// Whether `op`, sent, may wait for a lock.
 pub(crate) fn may_wait(op: &Op) -> bool {
     match op {
@@ -137,26 +104,6 @@ pub(crate) fn may_wait(op: &Op) -> bool {
     }
 }
 
-/// The seats `op` may lock (none for a statement that locks nothing).
-pub(crate) fn locked_by(op: &Op) -> Seats {
-    let ids = |seats: &[String]| Seats {
-        all: false,
-        ids: seats.iter().cloned().collect(),
-    };
-    match op {
-        Op::Lock { seats, .. }
-        | Op::Write { seats, .. }
-        | Op::Claim { seats, .. }
-        | Op::Book { seats }
-        | Op::Hold { seats, .. } => ids(seats),
-        Op::Confirm { .. } | Op::Release | Op::Sweep => Seats {
-            all: true,
-            ids: BTreeSet::new(),
-        },
-        _ => Seats::default(),
-    }
-}
-
 /// What the executor knows of the run's sessions, per actor.
 pub(crate) struct Sessions<'a> {
     /// The actors each one's pending statement was last seen blocked by.
@@ -165,8 +112,6 @@ pub(crate) struct Sessions<'a> {
     pub pending: &'a [bool],
     /// When its current wait was seen to begin.
     pub began: &'a [Option<Instant>],
-    /// The seats its transaction (or its statement in flight) may hold or wait for locks on.
-    pub touched: &'a [Seats],
     /// The model foresees a deadlock in the run: every wait may be on its cycle.
     pub deadlock_foreseen: bool,
 }
@@ -187,42 +132,19 @@ impl Sessions<'_> {
         seen
     }
 
-    /// Whether a lock that `x` releases could be handed on to a session that then waits for
-    /// a third one: two sessions besides `x` are waiting or hold locks.
-    fn may_hand_on(&self, x: usize) -> bool {
-        (0..self.pending.len())
-            .filter(|&a| a != x && (self.pending[a] || !self.touched[a].is_empty()))
-            .count()
-            >= 2
-    }
-
     /// Until when actor `x`'s next statement, `op`, must be held back (`None`: it goes now).
     pub fn hold_until(&self, x: usize, op: &Op, now: Instant) -> Option<Instant> {
         let waits = may_wait(op);
-        let hands_on = matches!(op, Op::Commit | Op::Rollback)
-            && (self.deadlock_foreseen || self.may_hand_on(x));
+        let hands_on = self.deadlock_foreseen && matches!(op, Op::Commit | Op::Rollback);
         if !waits && !hands_on {
             return None;
         }
-        let seats = locked_by(op);
         let mut until: Option<Instant> = None;
         for w in (0..self.pending.len()).filter(|&w| w != x && self.pending[w]) {
             let Some(end) = self.began[w].map(|t| t + WAIT_SPACING) else {
                 continue;
             };
-            if end <= now {
-                continue;
-            }
-            let closes = self.deadlock_foreseen || self.reach(w)[x];
-            let queues = waits && {
-                // W itself, and every session waiting for W, transitively.
-                let behind = (0..self.pending.len())
-                    .filter(|&v| v == w || (self.pending[v] && self.reach(v)[w]));
-                behind
-                    .into_iter()
-                    .any(|v| seats.intersects(&self.touched[v]))
-            };
-            if closes || queues {
+            if end > now && (self.deadlock_foreseen || self.reach(w)[x]) {
                 until = until.max(Some(end));
             }
         }
@@ -234,13 +156,6 @@ impl Sessions<'_> {
 mod tests {
     use super::*;
 
-    fn seats(ids: &[&str]) -> Seats {
-        Seats {
-            all: false,
-            ids: ids.iter().map(|s| s.to_string()).collect(),
-        }
-    }
-
     fn lock(ids: &[&str]) -> Op {
         Op::Lock {
             seats: ids.iter().map(|s| s.to_string()).collect(),
@@ -248,78 +163,43 @@ mod tests {
         }
     }
 
+    fn read() -> Op {
+        Op::Read {
+            seats: vec!["A1".into()],
+        }
+    }
+
     #[test]
-    fn a_commit_after_a_wait_goes_at_once_when_no_third_session_could_take_the_lock() {
+    fn a_statement_that_may_close_a_cycle_through_a_wait_is_held_back() {
         let now = Instant::now();
-        // 1 waits for 0; 0 commits.
+        // 1 waits for 0; 2 waits for 1.
         let s = Sessions {
-            blockers: &[vec![], vec![0]],
-            pending: &[false, true],
-            began: &[None, Some(now)],
-            touched: &[seats(&["A7"]), seats(&["A7"])],
+            blockers: &[vec![], vec![0], vec![1]],
+            pending: &[false, true, true],
+            began: &[None, Some(now), Some(now)],
             deadlock_foreseen: false,
         };
-        assert_eq!(s.hold_until(0, &Op::Commit, now), None);
-        assert_eq!(
-            s.hold_until(
-                0,
-                &Op::Begin {
-                    isolation: Default::default()
-                },
-                now
-            ),
-            None
-        );
-        // A lock by the holder may close the cycle: held back.
+        // 0, whom both wait for, may close a cycle with a lock.
         assert_eq!(
             s.hold_until(0, &lock(&["A1"]), now),
             Some(now + WAIT_SPACING)
         );
+        // Long after the waits began, nothing is held back.
+        assert_eq!(s.hold_until(0, &lock(&["A1"]), now + WAIT_SPACING), None);
+        // Its commit or read starts no wait: they go at once.
+        assert_eq!(s.hold_until(0, &Op::Commit, now), None);
+        assert_eq!(s.hold_until(0, &read(), now), None);
     }
 
     #[test]
-    fn a_lock_that_may_queue_behind_the_waiter_is_held_back_and_one_on_other_seats_is_not() {
+    fn a_statement_of_an_actor_nobody_waits_for_goes_at_once_unless_the_model_foresees_a_deadlock()
+    {
         let now = Instant::now();
-        // 1 waits for 0 on A1; 2 is free.
-        let s = Sessions {
-            blockers: &[vec![], vec![0], vec![]],
-            pending: &[false, true, false],
-            began: &[None, Some(now), None],
-            touched: &[seats(&["A1"]), seats(&["A1", "A2"]), Seats::default()],
-            deadlock_foreseen: false,
-        };
-        assert_eq!(
-            s.hold_until(2, &lock(&["A2"]), now),
-            Some(now + WAIT_SPACING)
-        );
-        assert_eq!(s.hold_until(2, &lock(&["A3"]), now), None);
-        // Long after the wait began, nothing is held back.
-        assert_eq!(s.hold_until(2, &lock(&["A2"]), now + WAIT_SPACING), None);
-    }
-
-    #[test]
-    fn a_commit_that_may_hand_a_lock_on_to_a_queue_is_held_back() {
-        let now = Instant::now();
-        // 1 and 2 wait for 0.
-        let s = Sessions {
-            blockers: &[vec![], vec![0], vec![0]],
-            pending: &[false, true, true],
-            began: &[None, Some(now), Some(now)],
-            touched: &[seats(&["A7"]), seats(&["A7"]), seats(&["A7"])],
-            deadlock_foreseen: false,
-        };
-        assert_eq!(s.hold_until(0, &Op::Commit, now), Some(now + WAIT_SPACING));
-    }
-
-    #[test]
-    fn where_the_model_foresees_a_deadlock_every_statement_that_may_wait_is_held_back() {
-        let now = Instant::now();
-        // 1 waits for 0 on A2; 2 is about to claim A1 and A3, which 1 never touched.
+        // 1 waits for 0; 2 is free, about to lock what 1 waits for (it would queue behind 1).
         let mut s = Sessions {
             blockers: &[vec![], vec![0], vec![]],
             pending: &[false, true, false],
             began: &[None, Some(now), None],
-            touched: &[seats(&["A2"]), seats(&["A2"]), Seats::default()],
             deadlock_foreseen: false,
         };
         assert_eq!(s.hold_until(2, &lock(&["A1", "A3"]), now), None);
@@ -328,18 +208,10 @@ mod tests {
             s.hold_until(2, &lock(&["A1", "A3"]), now),
             Some(now + WAIT_SPACING)
         );
+        // Where it does, a commit that hands a lock on is held back too.
         assert_eq!(s.hold_until(0, &Op::Commit, now), Some(now + WAIT_SPACING));
         // A statement that cannot wait still goes at once.
-        assert_eq!(
-            s.hold_until(
-                2,
-                &Op::Read {
-                    seats: vec!["A1".into()]
-                },
-                now
-            ),
-            None
-        );
+        assert_eq!(s.hold_until(2, &read(), now), None);
     }
 
     #[test]

@@ -25,8 +25,9 @@ pub fn default_jobs(actors: usize) -> usize {
     (4 * cores).clamp(1, 64 / (actors + 1))
 }
 
-/// The command; what it printed went to stdout (the summary) and stderr (why it could not).
-pub async fn command(file: &Path, jobs: Option<usize>, limit: u64) -> ExitCode {
+/// The command; what it printed went to stdout (the summary, and with `phases` where the runs'
+/// time went) and stderr (why it could not).
+pub async fn command(file: &Path, jobs: Option<usize>, limit: u64, phases: bool) -> ExitCode {
     let schedule = match read(file) {
         Ok(schedule) => schedule,
         Err(why) => {
@@ -70,6 +71,7 @@ pub async fn command(file: &Path, jobs: Option<usize>, limit: u64) -> ExitCode {
     {
         bar.set_style(style);
     }
+    executor::phases::reset_totals();
     let tally = verify(
         &pool,
         &schedule,
@@ -90,6 +92,12 @@ pub async fn command(file: &Path, jobs: Option<usize>, limit: u64) -> ExitCode {
     pool.close().await;
     let summary = tally.summary();
     print!("{}", describe(&summary));
+    if phases {
+        println!(
+            "where the runs' time went ({jobs} at a time, so the phases overlap):\n{}",
+            executor::phases::totals().table()
+        );
+    }
     if summary.disagreed > 0 {
         ExitCode::FAILURE
     } else if summary.stopped.is_some() {
