@@ -1,6 +1,7 @@
 //! The run itself: the order's entries one by one, each followed by quiescence and a snapshot.
 
 use std::future::poll_fn;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::task::Poll;
 use std::time::Duration;
 
@@ -19,8 +20,35 @@ use super::{answer, monitor, ExecError};
 
 /// How long a statement just sent (or the statements still in flight after an answer came in:
 /// a commit's answer, then those of the statements it woke) gets to answer before the monitor
-/// asks whether it is blocked: most answer well within it, and then no question is needed.
-const FIRST_ANSWER: Duration = Duration::from_micros(500);
+/// asks whether it is blocked, on a machine running one or two runs: most answer well within
+/// it, and then no question is needed. With more runs at once (`backend verify`) every answer
+/// comes later and every question takes CPU from the others: the patience grows with the runs
+/// in flight in this process (`first_answer`), up to four times this.
+const FIRST_ANSWER: Duration = Duration::from_micros(250);
+/// The runs whose entries this process is running now.
+static RUNNING: AtomicUsize = AtomicUsize::new(0);
+
+/// `FIRST_ANSWER`, times one for every two runs in flight (at most four).
+fn first_answer() -> Duration {
+    let running = RUNNING.load(Ordering::Relaxed).max(1);
+    FIRST_ANSWER * running.div_ceil(2).min(4) as u32
+}
+
+/// Counts a run in `RUNNING` while it lives.
+struct Running;
+
+impl Running {
+    fn new() -> Running {
+        RUNNING.fetch_add(1, Ordering::Relaxed);
+        Running
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        RUNNING.fetch_sub(1, Ordering::Relaxed);
+    }
+}
 /// How long to wait for an answer before asking again while a statement runs.
 const RUNNING_POLL: Duration = Duration::from_micros(500);
 /// How long to wait before asking again while blocked sessions form a cycle, which PostgreSQL's
@@ -168,6 +196,7 @@ impl<'a> Driver<'a> {
 
     /// Runs the order; the trace, and where the time went (set-up aside).
     pub async fn run(mut self) -> Result<(Trace, Phases), ExecError> {
+        let _running = Running::new();
         let started = Instant::now();
         let show = self.schedule.scenario().show;
         let initial = match self.session.initial.take() {
@@ -332,11 +361,11 @@ impl<'a> Driver<'a> {
     /// Waits until every statement in flight has answered or is blocked, with no deadlock
     /// cycle among the blocked ones. Answers that arrive are recorded as completed during `k`.
     async fn quiesce(&mut self, k: usize) -> Result<(), ExecError> {
-        let mut patience = Some(FIRST_ANSWER);
+        let mut patience = Some(first_answer());
         loop {
             let arrived = self.arrived().await;
             if !arrived.is_empty() {
-                patience = Some(FIRST_ANSWER);
+                patience = Some(first_answer());
             }
             for c in arrived {
                 self.complete(c, k)?;
@@ -352,13 +381,13 @@ impl<'a> Driver<'a> {
                 // Nothing in flight can be blocked: no question to ask, only answers to await
                 // (however long a busy machine takes to give them).
                 self.next_answer(k).await?;
-                patience = Some(FIRST_ANSWER);
+                patience = Some(first_answer());
                 continue;
             }
             if let Some(first) = patience.take() {
                 // An answer in: the others (woken by it, say) get the same patience again.
                 if self.await_answer(first, k).await? {
-                    patience = Some(FIRST_ANSWER);
+                    patience = Some(first_answer());
                 }
                 continue;
             }
@@ -416,7 +445,7 @@ impl<'a> Driver<'a> {
                 RUNNING_POLL
             };
             if self.await_answer(poll, k).await? {
-                patience = Some(FIRST_ANSWER);
+                patience = Some(first_answer());
             }
         }
     }
