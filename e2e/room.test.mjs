@@ -180,6 +180,11 @@ test('two phones race for one seat: exactly one holds it, the projector shows it
   await projector.page.waitForFunction(() => document.querySelector('[data-testid="room-seat-A2"]').dataset.status === 'HELD', null, { timeout: 10_000 });
   await winner.page.close({ runBeforeUnload: true });
   await projector.page.waitForFunction(() => document.querySelector('[data-testid="room-seat-A2"]').dataset.status === 'AVAILABLE', null, { timeout: 10_000 });
+  // The seat map follows the round's seats and the feed the requests' records, committed a
+  // moment after the release itself: an update in between shows the seat free before its row.
+  const releasedRow = (who) => [...document.querySelectorAll('[data-testid="feed"] tbody tr')]
+    .some((tr) => tr.innerText.startsWith(who) && /released/.test(tr.innerText));
+  await projector.page.waitForFunction(releasedRow, winnerName, { timeout: 10_000 }).catch(() => {});
   const feed2 = await projector.page.locator('[data-testid="feed"] tbody tr').allInnerTexts();
   assert.ok(feed2.some((r) => r.startsWith(winnerName) && /released/.test(r)), `the feed shows the release: ${feed2}`);
 
