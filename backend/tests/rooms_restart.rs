@@ -57,6 +57,18 @@ fn seat<'a>(state: &'a Value, id: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no seat {id} in {}", state["seats"]))
 }
 
+/// A pool on `cluster`'s database for these tests, its migrations run.
+async fn migrated_pool(cluster: &Cluster) -> sqlx::PgPool {
+    let pool = db::connect(&cluster.url("rooms_restart"), 20)
+        .await
+        .unwrap_or_else(|e| panic!("the private cluster: {e}\n{}", cluster.log()));
+    sqlx::migrate!("../migrations")
+        .run(&pool)
+        .await
+        .expect("the migrations");
+    pool
+}
+
 /// Taps until the answer is not a 503 (for at most 20 s): the database is back.
 async fn tap_until_answered(api: &Api, code: &str, token: &str, seats: &[&str]) -> Value {
     let give_up = Instant::now() + Duration::from_secs(20);
@@ -77,13 +89,7 @@ async fn tap_until_answered(api: &Api, code: &str, token: &str, seats: &[&str]) 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_restart_mid_round_loses_no_booking_answers_503_and_the_stream_reconnects() {
     let cluster = Arc::new(Cluster::start());
-    let pool = db::connect(&cluster.url("rooms_restart"), 20)
-        .await
-        .unwrap_or_else(|e| panic!("the private cluster: {e}\n{}", cluster.log()));
-    sqlx::migrate!("../migrations")
-        .run(&pool)
-        .await
-        .expect("the migrations");
+    let pool = migrated_pool(&cluster).await;
     let api = Api::new(&serve(pool.clone()).await);
     let (code, secret) = api
         .room(json!({ "seats": 50, "defence": "hold_confirm", "hold_seconds": 300 }))
@@ -300,13 +306,7 @@ async fn a_record_sent_again_after_a_restart_keeps_its_lease_from_the_next_reque
         .expect("alter system");
     drop(admin);
     cluster.restart();
-    let pool = db::connect(&url, 20)
-        .await
-        .unwrap_or_else(|e| panic!("the private cluster: {e}\n{}", cluster.log()));
-    sqlx::migrate!("../migrations")
-        .run(&pool)
-        .await
-        .expect("the migrations");
+    let pool = migrated_pool(&cluster).await;
     let api = Api::new(&serve(pool.clone()).await);
     let (code, secret) = api
         .room(json!({ "seats": 10, "defence": "hold_confirm" }))

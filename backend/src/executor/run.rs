@@ -25,6 +25,15 @@ use super::{answer, monitor, ExecError};
 /// comes later and every question takes CPU from the others: the patience grows with the runs
 /// in flight in this process (`first_answer`), up to four times this.
 const FIRST_ANSWER: Duration = Duration::from_micros(250);
+/// How long to wait for an answer before asking again while a statement runs.
+const RUNNING_POLL: Duration = Duration::from_micros(500);
+/// How long to wait before asking again while blocked sessions form a cycle, which PostgreSQL's
+/// deadlock detector breaks after `deadlock_timeout` (1 s).
+const DEADLOCK_POLL: Duration = Duration::from_millis(10);
+/// How long past the last wait's `deadlock_timeout` the executor waits after a deadlock is
+/// broken, for the deadlock checks of every wait still in progress to have run.
+const CHECK_MARGIN: Duration = Duration::from_millis(100);
+
 /// The runs whose entries this process is running now.
 static RUNNING: AtomicUsize = AtomicUsize::new(0);
 
@@ -49,14 +58,6 @@ impl Drop for Running {
         RUNNING.fetch_sub(1, Ordering::Relaxed);
     }
 }
-/// How long to wait for an answer before asking again while a statement runs.
-const RUNNING_POLL: Duration = Duration::from_micros(500);
-/// How long to wait before asking again while blocked sessions form a cycle, which PostgreSQL's
-/// deadlock detector breaks after `deadlock_timeout` (1 s).
-const DEADLOCK_POLL: Duration = Duration::from_millis(10);
-/// How long past the last wait's `deadlock_timeout` the executor waits after a deadlock is
-/// broken, for the deadlock checks of every wait still in progress to have run.
-const CHECK_MARGIN: Duration = Duration::from_millis(100);
 
 /// Sleeps for `d`. Tokio's timers tick in milliseconds; a shorter pause sleeps on a blocking
 /// thread instead, so that a blocked statement is noticed within half a millisecond.
@@ -498,17 +499,20 @@ impl<'a> Driver<'a> {
     /// Waits up to `patience` for an answer; whether one came.
     async fn await_answer(&mut self, patience: Duration, k: usize) -> Result<bool, ExecError> {
         tokio::select! {
-            c = self.completions.recv() => match c {
-                Some(c) => self.complete(c, k).map(|()| true),
-                None => Err(ExecError::Unexpected("every actor connection is gone".to_string())),
-            },
+            c = self.completions.recv() => self.received(c, k).map(|()| true),
             () = pause(patience) => Ok(false),
         }
     }
 
-    /// Waits for the next answer and records it.
+    /// Waits for the next answer, however long it takes, and records it.
     async fn next_answer(&mut self, k: usize) -> Result<(), ExecError> {
-        match self.completions.recv().await {
+        let c = self.completions.recv().await;
+        self.received(c, k)
+    }
+
+    /// Records an answer received (`None`: every actor's task is gone).
+    fn received(&mut self, c: Option<Completion>, k: usize) -> Result<(), ExecError> {
+        match c {
             Some(c) => self.complete(c, k),
             None => Err(ExecError::Unexpected(
                 "every actor connection is gone".to_string(),
