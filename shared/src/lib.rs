@@ -8,9 +8,12 @@ pub mod defences;
 pub mod outcome;
 pub mod schedule;
 pub mod sql;
+pub mod sqlstate;
 
+pub use defences::Defence;
 pub use outcome::{Outcome, StepResult, Trace};
 pub use schedule::{Schedule, ScheduleError};
+pub use sqlstate::SqlState;
 pub mod assess;
 pub mod chapters;
 pub mod engine;
