@@ -4,8 +4,10 @@
 //! and on PostgreSQL (one connection per buyer, a schema per run), and the two outcomes must be
 //! identical entry by entry (each run on a schema off the executor's shelf, kept ready between
 //! runs, as the server's runs are). Then the six orders of the last concert seat, each with its
-//! verdict, and every exported schedule under `schedules/` with its `expect`. A run the machine
-//! was too busy for (its deadlock at the model's pace) is tried again alone before it counts.
+//! verdict, and every exported schedule under `schedules/` and every case of the model under
+//! `shared/tests/model/` with its `expect` (a model case whose order the model names a race may
+//! go the other way on PostgreSQL: that is printed, not failed). A run the machine was too busy
+//! for (its deadlock at the model's pace) is tried again alone before it counts.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -324,14 +326,19 @@ async fn the_six_orders_of_the_last_concert_seat_each_get_their_verdict() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_exported_schedule_replays_identically_and_meets_its_expect() {
     let pool = pool().await;
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../schedules");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .expect("schedules/ exists")
-        .map(|e| e.expect("readable").path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    files.sort();
-    assert!(!files.is_empty(), "schedules/ holds the exported fixtures");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    // The exported fixtures, then the model's cases (each observed on a real server first).
+    for dir in ["../schedules", "../shared/tests/model"] {
+        let mut found: Vec<_> = std::fs::read_dir(root.join(dir))
+            .unwrap_or_else(|e| panic!("{dir}/: {e}"))
+            .map(|e| e.expect("readable").path())
+            .filter(|p| p.extension().is_some_and(|x| x == "json"))
+            .collect();
+        assert!(!found.is_empty(), "{dir}/ holds fixtures");
+        found.sort();
+        files.extend(found);
+    }
     let mut failures = Vec::new();
     for file in &files {
         let text = std::fs::read_to_string(file).expect("readable");
@@ -347,9 +354,20 @@ async fn every_exported_schedule_replays_identically_and_meets_its_expect() {
             "{}: a fixture states its expect",
             file.display()
         );
+        // The entries the model names races, counted from 1 as the differences count them.
+        let races: Vec<usize> = shared::engine::simulate(&schedule)
+            .map(|t| t.races.iter().map(|k| k + 1).collect())
+            .unwrap_or_default();
         // Each fixture is a precise scenario, several of them about which deadlock check
         // comes first: each runs alone, not beside the interleavings of the other test.
         match run_alone(&pool, &schedule, 1 + ALONE_TRIES).await {
+            // Only a model case names a race (`schedules.rs` holds the exported files to none):
+            // PostgreSQL may take it the other way, as the random schedules allow. Said, not failed.
+            Err(d) if !races.is_empty() => println!(
+                "{}: PostgreSQL took the race the model names at entries {races:?}: {}",
+                file.display(),
+                d.join("; ")
+            ),
             Err(d) => failures.push(format!("{}: disagree: {}", file.display(), d.join("; "))),
             Ok((simulated, _)) => {
                 let unmet = check_expect(&schedule, &simulated);
