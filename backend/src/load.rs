@@ -7,6 +7,13 @@
 //! the attempts per second, the p50 and p99 latency of an attempt, how many buyers were told
 //! they got each seat, and the double bookings: from what the buyers were told and from the
 //! server's own scoreboard.
+//!
+//! `client` calls the room API, `projector` watches the event stream, `report` adds up and
+//! words what came out.
+
+mod client;
+mod projector;
+mod report;
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -14,7 +21,12 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use rand::Rng;
-use serde_json::{json, Value};
+use serde_json::json;
+
+use client::{expect, join_all, Client};
+use projector::{watch, Pending};
+
+pub use report::{describe, Report};
 
 /// What to run.
 #[derive(Clone, Debug)]
@@ -27,194 +39,6 @@ pub struct Load {
     pub duration: Option<Duration>,
     /// Each buyer cancels a seat it won at once (the seats stay free, taps keep winning).
     pub release: bool,
-}
-
-/// What came out.
-#[derive(Debug, Default)]
-pub struct Report {
-    pub attempts: u64,
-    pub refused: u64,
-    pub elapsed: Duration,
-    /// Every attempt's latency, sorted.
-    pub latencies: Vec<Duration>,
-    /// seat → buyers told they got it.
-    pub told: BTreeMap<String, u64>,
-    pub scoreboard: Value,
-    /// From a winning tap's sending to the seat's change on the projector's event stream.
-    pub to_projector: Vec<Duration>,
-    /// Winning taps whose seat was given back before the projector showed it (not timed).
-    pub unseen: u64,
-}
-
-impl Report {
-    pub fn percentile(&self, p: f64) -> Duration {
-        percentile(&self.latencies, p)
-    }
-
-    /// The `p` percentile of `to_projector`.
-    pub fn projector_percentile(&self, p: f64) -> Duration {
-        percentile(&self.to_projector, p)
-    }
-
-    pub fn per_second(&self) -> f64 {
-        self.attempts as f64 / self.elapsed.as_secs_f64().max(1e-9)
-    }
-
-    /// Seats two or more buyers were told they got.
-    pub fn double_bookings(&self) -> usize {
-        self.told.values().filter(|n| **n > 1).count()
-    }
-}
-
-/// The `p` percentile of sorted `values`.
-fn percentile(values: &[Duration], p: f64) -> Duration {
-    if values.is_empty() {
-        return Duration::ZERO;
-    }
-    values[((values.len() as f64 - 1.0) * p).round() as usize]
-}
-
-/// Watches the room's event stream as the projector does: each seat that a winning tap took,
-/// and how long after the tap was sent the stream showed it taken.
-async fn watch(
-    client: Arc<Client>,
-    code: String,
-    pending: Pending,
-    seen: Arc<Mutex<Vec<Duration>>>,
-) {
-    let Ok(mut stream) = client
-        .http
-        .get(format!("{}/api/rooms/{code}/events", client.base))
-        .send()
-        .await
-    else {
-        return;
-    };
-    let mut buffer = String::new();
-    while let Ok(Some(chunk)) = stream.chunk().await {
-        buffer.push_str(&String::from_utf8_lossy(&chunk));
-        while let Some(end) = buffer.find("\n\n") {
-            let event: String = buffer.drain(..end + 2).collect();
-            let Some(state) = event
-                .lines()
-                .find_map(|l| l.strip_prefix("data:"))
-                .and_then(|d| serde_json::from_str::<Value>(d.trim_start()).ok())
-            else {
-                continue;
-            };
-            let now = Instant::now();
-            let mut pending = pending.lock().expect("pending");
-            for seat in state["seats"].as_array().into_iter().flatten() {
-                let Some(id) = seat["id"].as_str() else {
-                    continue;
-                };
-                if seat["status"] != "AVAILABLE" || seat["ticket"] == true {
-                    match pending.sent.remove(id) {
-                        Some(sent) => seen.lock().expect("seen").push(now - sent),
-                        // Shown before its tap's answer came back: timed when that answer does.
-                        None => {
-                            pending.shown.entry(id.to_string()).or_insert(now);
-                        }
-                    }
-                } else {
-                    pending.shown.remove(id);
-                }
-            }
-        }
-    }
-}
-
-/// Seats taken by a winning tap whose change the projector has not shown yet, with when the tap
-/// was sent; and seats the projector showed taken before their tap's answer came back, with when
-/// it showed them (the stream can be quicker than the answer).
-type Pending = Arc<Mutex<Taken>>;
-
-#[derive(Default)]
-struct Taken {
-    sent: std::collections::HashMap<String, Instant>,
-    shown: std::collections::HashMap<String, Instant>,
-    /// Seats given back before the projector showed them (not timed).
-    unseen: u64,
-}
-
-struct Client {
-    http: reqwest::Client,
-    base: String,
-}
-
-impl Client {
-    async fn post(
-        &self,
-        path: &str,
-        bearer: Option<&str>,
-        body: Value,
-    ) -> Result<(u16, Value), String> {
-        let mut request = self.http.post(format!("{}{path}", self.base)).json(&body);
-        if let Some(b) = bearer {
-            request = request.bearer_auth(b);
-        }
-        let response = request.send().await.map_err(|e| format!("{path}: {e}"))?;
-        let status = response.status().as_u16();
-        Ok((status, response.json().await.unwrap_or(Value::Null)))
-    }
-
-    async fn get(&self, path: &str) -> Result<Value, String> {
-        let response = self
-            .http
-            .get(format!("{}{path}", self.base))
-            .send()
-            .await
-            .map_err(|e| format!("{path}: {e}"))?;
-        response.json().await.map_err(|e| format!("{path}: {e}"))
-    }
-}
-
-fn expect(what: &str, (status, body): (u16, Value), ok: u16) -> Result<Value, String> {
-    if status == ok {
-        Ok(body)
-    } else {
-        Err(format!(
-            "{what}: the server answered {status}: {}",
-            body["error"]["message"].as_str().unwrap_or("(no message)")
-        ))
-    }
-}
-
-/// Buyers each client taps as in turn, joined before the clock starts (one each without a
-/// duration): enough that no one buyer meets the per-participant rate limit, nor uses up the
-/// operations a buyer has in a round (`MAX_OPS_PER_ACTOR`) within a run of a few seconds.
-const BUYERS_PER_CLIENT: usize = 100;
-
-/// Joins every client's buyers; their tokens, per client.
-async fn join_all(
-    client: &Arc<Client>,
-    code: &str,
-    load: &Load,
-) -> Result<Vec<Vec<String>>, String> {
-    let per_client = if load.duration.is_some() {
-        BUYERS_PER_CLIENT
-    } else {
-        1
-    };
-    eprintln!("joining {} buyers", per_client * load.buyers);
-    let joins = (0..load.buyers).map(|k| {
-        let (client, code) = (client.clone(), code.to_string());
-        tokio::spawn(async move {
-            let mut tokens = Vec::with_capacity(per_client);
-            for j in 0..per_client {
-                let body = json!({ "name": format!("buyer {k} {j}") });
-                let path = format!("/api/rooms/{code}/participants");
-                let joined = expect("joining", client.post(&path, None, body).await?, 201)?;
-                tokens.push(joined["token"].as_str().ok_or("no token")?.to_string());
-            }
-            Ok::<_, String>(tokens)
-        })
-    });
-    let mut all = Vec::new();
-    for join in joins.collect::<Vec<_>>() {
-        all.push(join.await.map_err(|e| e.to_string())??);
-    }
-    Ok(all)
 }
 
 /// Runs `load`, printing progress to stderr every second.
@@ -392,57 +216,4 @@ pub async fn run(load: &Load) -> Result<Report, String> {
         to_projector,
         unseen,
     })
-}
-
-/// The report in words.
-pub fn describe(load: &Load, r: &Report) -> String {
-    let mut out = format!(
-        "{} buyers, {} on {} seats, gap {} ms: {} attempts in {:.1} s = {:.0} attempts/s; p50 {:.1} ms, p99 {:.1} ms",
-        load.buyers,
-        load.defence,
-        load.seats,
-        load.gap_ms,
-        r.attempts,
-        r.elapsed.as_secs_f64(),
-        r.per_second(),
-        r.percentile(0.5).as_secs_f64() * 1000.0,
-        r.percentile(0.99).as_secs_f64() * 1000.0,
-    );
-    if r.refused > 0 {
-        out.push_str(&format!(
-            " ({} refused by the server: rate limit or busy)",
-            r.refused
-        ));
-    }
-    out.push_str(&format!(
-        "\nfrom a winning tap to the projector: p50 {:.1} ms, p99 {:.1} ms over {} seats",
-        r.projector_percentile(0.5).as_secs_f64() * 1000.0,
-        r.projector_percentile(0.99).as_secs_f64() * 1000.0,
-        r.to_projector.len()
-    ));
-    if r.unseen > 0 {
-        out.push_str(&format!(
-            " ({} taps given back before the projector showed them: not timed)",
-            r.unseen
-        ));
-    }
-    if r.told.len() <= 40 {
-        out.push_str("\nbuyers told they got each seat:");
-        for (seat, n) in &r.told {
-            out.push_str(&format!(" {seat}:{n}"));
-        }
-    } else {
-        let once = r.told.values().filter(|n| **n == 1).count();
-        out.push_str(&format!(
-            "\nbuyers told they got each seat: {once} seats to one buyer, {} to two or more",
-            r.told.len() - once
-        ));
-    }
-    out.push_str(&format!(
-        "\ndouble bookings: {} (told by the buyers), {} (the server's scoreboard); scoreboard {}",
-        r.double_bookings(),
-        r.scoreboard["double_bookings"],
-        r.scoreboard
-    ));
-    out
 }

@@ -6,23 +6,27 @@
 //! fed with the outcome's answers: every literal (a hold id, a clock reading) is the one the
 //! run sent. The setup is the executor's: the migration text in a schema of its own, the seats,
 //! the clock's start, and `SESSION_SETTINGS` on every connection.
+//!
+//! This file replays the order through `Clients` (`plan`) for them all; `fixture`, `psql` and
+//! `isolation` write the three exports, `setup` the setup, `comments` an entry in words.
 
+mod comments;
+mod fixture;
 mod isolation;
 mod json;
 mod psql;
+mod setup;
 
-use std::collections::BTreeSet;
-
+pub use fixture::fixture_json;
 pub use isolation::{isolation_spec, isolation_spec_in};
 pub use psql::{psql_scripts, psql_scripts_in};
 
 use crate::client::{Action, Clients};
-use crate::explain;
 use crate::outcome::{Entry, Outcome, StepResult};
-use crate::schedule::{
-    Actor, ClockUnit, Condition, Expect, FinalSeat, Op, Schedule, SeatStatus, Wait,
-};
-use crate::sql::{self, Param, Statement};
+use crate::schedule::{Actor, Condition, Op, Schedule};
+use crate::sql::Statement;
+use comments::{step_heading, unmet_words, what};
+use setup::{quote_ident, session_settings, setup_sql};
 
 /// The schema the exports create and drop: nothing else of the database is touched.
 pub const SCHEMA: &str = "last_seat";
@@ -35,20 +39,6 @@ pub fn setup_label(schedule: &Schedule) -> String {
         label.insert(0, '_');
     }
     label
-}
-
-/// The schedule as a fixture for `schedules/` (format v1), its `expect` filled from the
-/// outcome: every step, the verdict, who was told they got each seat and how each seat ended
-/// (for every seat the run touched). The fixture meets its `expect` against this outcome. An
-/// outcome of the first entries only (a playhead half-way) gives the fixture of those entries.
-pub fn fixture_json(schedule: &Schedule, outcome: &Outcome) -> String {
-    let ran = outcome.entries.len().min(schedule.order().len());
-    let mut schedule = schedule.with_order(schedule.order()[..ran].to_vec());
-    schedule.set_expect(Some(expect_of(&schedule, outcome)));
-    let mut file = schedule.to_file();
-    file.description = Some(explain::headline(&schedule, outcome));
-    let value = serde_json::to_value(&file).expect("schedule files serialise");
-    json::pretty(&value)
 }
 
 /// The SQL each entry of the order sent, as psql would take it (`None` for an entry that sent
@@ -67,67 +57,6 @@ pub fn entry_commands(schedule: &Schedule, outcome: &Outcome) -> Vec<Option<Stri
         .into_iter()
         .map(|s| s.statement.map(|st| st.to_psql()).or(s.redis))
         .collect()
-}
-
-/// Everything `check_expect` looks at, as this outcome has it.
-fn expect_of(schedule: &Schedule, outcome: &Outcome) -> Expect {
-    let seats = touched_seats(schedule, outcome);
-    let v = &outcome.verdict;
-    Expect {
-        double_booked: Some(v.double_booked),
-        lost_seat: Some(v.lost_seat),
-        refund_due: Some(v.refund_due.clone()),
-        unpaid_hold: Some(v.unpaid_hold.clone()),
-        booked_late: Some(v.booked_late.clone()),
-        told: Some(
-            outcome
-                .seats
-                .iter()
-                .filter(|(id, _)| seats.contains(*id))
-                .map(|(id, s)| (id.clone(), s.told.clone()))
-                .collect(),
-        ),
-        final_seats: Some(
-            outcome
-                .seats
-                .iter()
-                .filter(|(id, _)| seats.contains(*id))
-                .map(|(id, s)| {
-                    let seat = FinalSeat {
-                        status: s.status,
-                        holder: s.holder.clone(),
-                    };
-                    (id.clone(), seat)
-                })
-                .collect(),
-        ),
-        steps: Some(outcome.steps()),
-    }
-}
-
-/// Seats an operation names, seats that start or end taken, and seats someone was told about.
-fn touched_seats(schedule: &Schedule, outcome: &Outcome) -> BTreeSet<String> {
-    let mut seats: BTreeSet<String> = schedule
-        .actors()
-        .iter()
-        .flat_map(|a| a.program.iter().flat_map(|op| op.seats().iter().cloned()))
-        .collect();
-    seats.extend(
-        schedule
-            .scenario()
-            .seats
-            .iter()
-            .filter(|s| s.status != SeatStatus::Available)
-            .map(|s| s.id.clone()),
-    );
-    seats.extend(
-        outcome
-            .seats
-            .iter()
-            .filter(|(_, s)| s.status != SeatStatus::Available || !s.told.is_empty())
-            .map(|(id, _)| id.clone()),
-    );
-    seats
 }
 
 /// One entry of the order as the client carried it out.
@@ -231,137 +160,4 @@ fn plan_upto<'a>(
         });
     }
     (out, clients)
-}
-
-/// What the setup runs, as the executor does it: the migration in a fresh schema, the seats
-/// and their tickets, the clock's start, with `ddl` as the migration's text.
-fn setup_sql(schedule: &Schedule, schema: &str, ddl: &str) -> String {
-    let scenario = schedule.scenario();
-    let quoted = quote_ident(schema);
-    let mut out = format!(
-        "set client_min_messages = warning;\ndrop schema if exists {quoted} cascade;\ncreate schema {quoted};\nset search_path to {quoted};\n\n{}\n",
-        ddl.trim_end()
-    );
-    out.push_str(&format!(
-        "\n-- The scenario: show {}, holds of {}, the clock at {}.\n",
-        scenario.show,
-        scenario.clock_unit.span(scenario.hold_minutes),
-        scenario.clock_unit.at(scenario.clock)
-    ));
-    let clock = Statement {
-        sql: sql::SET_CLOCK.to_string(),
-        params: vec![Param::Int(scenario.clock)],
-    };
-    out.push_str(&format!("{};\n", clock.to_psql()));
-    for seat in &scenario.seats {
-        let hold_id = match seat.status {
-            SeatStatus::Available => None,
-            SeatStatus::Held | SeatStatus::Booked => seat.holder.as_deref().map(sql::initial_hold),
-        };
-        let insert = Statement {
-            sql: sql::INSERT_SEAT.to_string(),
-            params: vec![
-                Param::Int(scenario.show),
-                Param::Text(seat.id.clone()),
-                Param::Text(seat.status.as_sql().to_string()),
-                Param::OptText(seat.holder.clone()),
-                Param::OptText(hold_id.clone()),
-                Param::OptInt(seat.until),
-            ],
-        };
-        out.push_str(&format!("{};\n", insert.to_psql()));
-        if let (SeatStatus::Booked, Some(holder), Some(booking)) =
-            (seat.status, &seat.holder, hold_id)
-        {
-            let ticket = Statement {
-                sql: sql::INSERT_BOOKING.to_string(),
-                params: vec![
-                    Param::Text(booking),
-                    Param::Int(scenario.show),
-                    Param::Text(seat.id.clone()),
-                    Param::Text(holder.clone()),
-                ],
-            };
-            out.push_str(&format!("{};\n", ticket.to_psql()));
-        }
-    }
-    out
-}
-
-/// Every session's settings, one statement per line.
-fn session_settings(schema: &str) -> String {
-    let mut out = format!("set search_path to {};\n", quote_ident(schema));
-    for setting in sql::SESSION_SETTINGS.split(';') {
-        let setting = setting.trim();
-        if !setting.is_empty() {
-            out.push_str(setting);
-            out.push_str(";\n");
-        }
-    }
-    out
-}
-
-/// A schema name as a quoted identifier (it is ours, quoted anyway).
-fn quote_ident(name: &str) -> String {
-    format!("\"{}\"", name.replace('"', "\"\""))
-}
-
-/// What an entry does, in a few words, for the comments of the scripts: "adam reads A7"; `unit`
-/// is the schedule's clock's.
-fn what(actor: &str, op: &Op, unit: ClockUnit) -> String {
-    let seats = explain::join(op.seats());
-    match op {
-        Op::Begin { isolation } => format!("{actor} begins a {} transaction", isolation.as_sql()),
-        Op::Commit => format!("{actor} commits"),
-        Op::Rollback => format!("{actor} rolls back"),
-        Op::Read { .. } => format!("{actor} reads {seats}"),
-        Op::Lock { wait, .. } => format!(
-            "{actor} locks {seats}{}",
-            match wait {
-                Wait::Wait => "",
-                Wait::Nowait => " without waiting (nowait)",
-                Wait::SkipLocked => ", skipping locked rows",
-            }
-        ),
-        Op::Write { status, .. } => format!("{actor} writes {seats} as {}", status.as_sql()),
-        Op::Claim { .. } => format!("{actor} claims {seats} if it is still free"),
-        Op::Book { .. } => format!("{actor} inserts the ticket for {seats}"),
-        Op::Hold { attempt, .. } => match attempt {
-            Some(a) => format!("{actor} holds {seats} (attempt {a})"),
-            None => format!("{actor} holds {seats}"),
-        },
-        Op::Confirm { .. } => format!("{actor}'s payment webhook confirms the hold"),
-        Op::Pay { .. } => format!("{actor} pays the payment provider"),
-        Op::Release => format!("{actor} releases the hold"),
-        Op::RedisHold { .. } => format!("{actor} holds {seats} in Redis (SET NX with a TTL)"),
-        Op::RedisRelease => format!("{actor} deletes its Redis hold"),
-        Op::Advance { minutes } => format!("the clock moves {}", unit.span(*minutes)),
-        Op::Sweep => "the sweeper frees the holds that ran out".to_string(),
-    }
-}
-
-/// Why an entry whose condition did not hold sent nothing, for the comments of the scripts.
-fn unmet_words(sent: &Sent<'_>, condition: Condition) -> String {
-    let name = &sent.actor.name;
-    match condition {
-        Condition::Failed => format!(
-            "Skipped: a retry, and {name}'s last attempt did not fail with 40001, 40P01 or 55P03, so {name} does not try again."
-        ),
-        _ => format!(
-            "Skipped: {name} does this only while it holds its seats (\"if\": \"held\"), and it was not told it has them."
-        ),
-    }
-}
-
-/// "step 3 of 8 (after omar's read)".
-fn step_heading(plan: &[Sent<'_>], k: usize, total: usize) -> String {
-    match k.checked_sub(1).and_then(|p| plan.get(p)) {
-        Some(prev) => format!(
-            "step {} of {total} (after {}'s {})",
-            k + 1,
-            prev.actor.name,
-            prev.op.name()
-        ),
-        None => format!("step {} of {total}", k + 1),
-    }
 }

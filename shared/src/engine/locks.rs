@@ -24,8 +24,14 @@
 //! woken by the same commit reaches the row before it runs. (In PostgreSQL that is a race:
 //! heap_update finds the row unlocked and does not ask for the tuple lock; the head, with
 //! less work left, usually wins it, but not always: such orders can disagree with a real run.)
+//!
+//! Waiting is `queue`'s (joining a queue, moving up, whether a wait is over); the wait-for graph
+//! and its deadlock victim are `deadlock`'s.
 
-use super::mvcc::{Db, TxId, VerId};
+mod deadlock;
+mod queue;
+
+use super::mvcc::{TxId, VerId};
 
 /// What a statement waits for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -83,11 +89,6 @@ impl Wait {
             WaitOn::Xact(_) => false,
         }
     }
-}
-
-/// Whether `tx` is still running and has written the newest version of `seat`.
-fn updating(db: &Db, seat: usize, tx: Option<TxId>) -> bool {
-    tx.is_some_and(|t| db.is_active(t) && db.versions[db.newest[seat] as usize].xmin == t)
 }
 
 /// The row locks and who waits for what.
@@ -219,71 +220,6 @@ impl Locks {
         self.holder[seat].is_some() && self.taken[seat] == k
     }
 
-    /// `actor` joins the queue of version `tid` of `seat`, or goes back to waiting in the
-    /// place it had (`had`: its wait before it was woken, if it was for that version). It
-    /// reads the row as it does (`seen`, `saw_update`).
-    pub fn enqueue(&mut self, actor: usize, seat: usize, tid: VerId, had: Option<Wait>, db: &Db) {
-        let on = WaitOn::Row(seat as u8, tid);
-        let (queued, head) = match had.filter(|w| w.on == on) {
-            Some(w) => (w.queued, w.head),
-            None => {
-                if had.is_some() {
-                    // It left the queue of another version: the next there moves up first.
-                    self.promote_heads(db);
-                }
-                (self.tick(), self.queued_on(on).next().is_none())
-            }
-        };
-        let seen = self.holder[seat];
-        let holder = if head { seen } else { None };
-        let t = self.tick();
-        self.waits[actor] = Some(Wait {
-            on,
-            since: t,
-            began: self.entry_seq,
-            queued,
-            head,
-            holder,
-            checked: false,
-            seen,
-            saw_update: updating(db, seat, seen),
-            chain: false,
-        });
-    }
-
-    /// `actor`, the head of a row's queue (`place`: its wait there), follows the row's update
-    /// chain to a newer version that `other` holds, and waits for `other` in its place: a new
-    /// wait, with a deadlock timer of its own.
-    pub fn wait_on_chain(&mut self, actor: usize, place: Wait, other: TxId) {
-        let t = self.tick();
-        self.waits[actor] = Some(Wait {
-            since: t,
-            began: self.entry_seq,
-            head: true,
-            holder: Some(other),
-            checked: false,
-            chain: true,
-            ..place
-        });
-    }
-
-    /// `actor` waits for the transaction `other` to end (`on`: `Xact` or `Update`).
-    pub fn wait_for_tx(&mut self, actor: usize, other: TxId, on: WaitOn) {
-        let t = self.tick();
-        self.waits[actor] = Some(Wait {
-            on,
-            since: t,
-            began: self.entry_seq,
-            queued: t,
-            head: true,
-            holder: Some(other),
-            checked: false,
-            seen: Some(other),
-            saw_update: false,
-            chain: false,
-        });
-    }
-
     /// Releases every row lock of `tx`.
     pub fn release(&mut self, tx: TxId) {
         for h in &mut self.holder {
@@ -293,137 +229,8 @@ impl Locks {
         }
     }
 
-    /// The actors that `actor` waits for, in actor order.
-    pub fn blockers(&self, actor: usize, db: &Db) -> Vec<usize> {
-        let mask = self.blocker_mask(actor, db);
-        (0..self.waits.len())
-            .filter(|&a| mask & (1 << a) != 0)
-            .collect()
-    }
-
-    /// The actors that `actor` waits for, as a bit mask (actors are at most 8).
-    fn blocker_mask(&self, actor: usize, db: &Db) -> u32 {
-        let Some(w) = self.waits[actor] else {
-            return 0;
-        };
-        let bit = |t: TxId| 1u32 << db.txs[t as usize].actor;
-        match w.on {
-            WaitOn::Xact(t) | WaitOn::Update(_, t) => bit(t),
-            WaitOn::Row(..) if w.head => w.holder.filter(|&h| db.is_active(h)).map_or(0, bit),
-            WaitOn::Row(..) => self
-                .queued_on(w.on)
-                .filter(|(_, o)| o.queued < w.queued)
-                .fold(0, |m, (a, _)| m | 1 << a),
-        }
-    }
-
-    /// Whether the wait of `actor` is over: the transaction it waited for has ended (as the
-    /// head of its row's queue, or for a unique key), or, as the head, its version of the row
-    /// was replaced by a committed update.
-    pub fn runnable(&self, actor: usize, db: &Db) -> bool {
-        let Some(w) = self.waits[actor] else {
-            return false;
-        };
-        match w.on {
-            WaitOn::Xact(t) | WaitOn::Update(_, t) => !db.is_active(t),
-            WaitOn::Row(seat, tid) => {
-                w.head
-                    && (w.holder.is_none_or(|h| !db.is_active(h))
-                        || (!w.chain && db.replaced(seat as usize, tid)))
-            }
-        }
-    }
-
-    /// Makes the first waiter of each queue its head: it now waits for the row's holder, a
-    /// new wait. Given the tuple lock, it waits for the holder it saw as it queued; if that
-    /// one has ended and another holds the row (its version not replaced), it reads the row
-    /// again, and sees what the one ahead of it did to the row before it let go.
-    pub fn promote_heads(&mut self, db: &Db) {
-        for a in 0..self.waits.len() {
-            let Some(w) = self.waits[a] else { continue };
-            let WaitOn::Row(seat, tid) = w.on else {
-                continue;
-            };
-            if !w.head && self.queued_on(w.on).all(|(_, o)| o.queued >= w.queued) {
-                let t = self.tick();
-                let seat = seat as usize;
-                let holder = self.holder[seat];
-                // A version replaced by a committed update is not read again: the waiter goes
-                // by what it saw as it queued.
-                let reread = holder != w.seen && !db.replaced(seat, tid);
-                let began = self.entry_seq;
-                let w = self.waits[a].as_mut().expect("a waiter");
-                w.head = true;
-                w.since = t;
-                w.began = began;
-                w.holder = holder;
-                w.checked = false;
-                if reread {
-                    w.seen = holder;
-                    w.saw_update = updating(db, seat, holder);
-                }
-            }
-        }
-    }
-
-    /// The waiter whose wait began first among those that run into a cycle of waits leading
-    /// back to themselves: PostgreSQL's deadlock check runs `deadlock_timeout` after a wait
-    /// begins, so the earliest waiter on the cycle is the one that finds it and gives up. A
-    /// wait whose one check already ran (`checked`) is passed over: a later waiter's check
-    /// finds the cycle.
-    ///
-    /// Also returns whether the victim's wait and the next one's on a cycle both began during
-    /// one entry (one commit or rollback woke them, or the current entry's): their timers
-    /// then run out microseconds apart, in the order the machine ran their sessions, and
-    /// which one PostgreSQL aborts is a race. That holds whether the cycle closed in that
-    /// entry or later: the timers started when the waits did.
-    pub fn deadlock_victim(&self, db: &Db) -> Option<(usize, bool)> {
-        if self.waits.iter().flatten().count() < 2 {
-            return None;
-        }
-        let edges: Vec<u32> = (0..self.waits.len())
-            .map(|a| self.blocker_mask(a, db))
-            .collect();
-        let mut on_cycles: Vec<(u32, u32, usize)> = (0..self.waits.len())
-            .filter_map(|a| {
-                self.waits[a]
-                    .filter(|w| !w.checked && reaches(&edges, a))
-                    .map(|w| (w.since, w.began, a))
-            })
-            .collect();
-        on_cycles.sort_unstable();
-        let race = on_cycles.len() >= 2 && on_cycles[0].1 == on_cycles[1].1;
-        on_cycles.first().map(|&(_, _, a)| (a, race))
-    }
-
-    /// Breaking a deadlock takes `deadlock_timeout` from the start of its victim's wait: every
-    /// wait that began before has had its check by then, and the executor lets the checks of
-    /// the waits that began after run out before it goes on. So once a deadlock is broken,
-    /// every wait still in progress has been checked, and can no longer be a victim.
-    pub fn mark_checked(&mut self) {
-        for w in self.waits.iter_mut().flatten() {
-            w.checked = true;
-        }
-    }
-
     /// The wait sequence of `actor`'s current wait (for waking waiters in order).
     pub fn since(&self, actor: usize) -> Option<u32> {
         self.waits[actor].map(|w| w.since)
     }
-}
-
-/// Whether `from` reaches itself again along the wait-for edges (bit masks of actors).
-fn reaches(edges: &[u32], from: usize) -> bool {
-    let mut seen = 0u32;
-    let mut frontier = edges[from];
-    while frontier & !seen != 0 {
-        if frontier & (1 << from) != 0 {
-            return true;
-        }
-        seen |= frontier;
-        frontier = (0..edges.len())
-            .filter(|&a| seen & (1 << a) != 0)
-            .fold(0, |m, a| m | edges[a]);
-    }
-    frontier & (1 << from) != 0
 }

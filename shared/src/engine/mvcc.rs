@@ -3,7 +3,10 @@
 //! Every table is a `Vec` of versions stamped with the transaction that created them. Commits
 //! are atomic events numbered in order, so a snapshot is simply "the commits numbered up to
 //! `cseq`" plus the oldest running xid (`xmin`, which only SERIALIZABLE bookkeeping reads).
-//! A transaction's row versions vanish the moment it aborts, as its locks do.
+//! A transaction's row versions vanish the moment it aborts, as its locks do. This file keeps
+//! the stored data and writes it; what a snapshot sees of it is `visibility`'s.
+
+mod visibility;
 
 use crate::schedule::{Isolation, SeatStatus};
 
@@ -173,19 +176,6 @@ impl Db {
         (self.txs.len() - 1) as TxId
     }
 
-    /// A snapshot taken now: every commit so far, and the oldest running xid.
-    pub fn snapshot(&self) -> Snap {
-        let running = self
-            .txs
-            .iter()
-            .filter(|t| t.state == TxState::Active)
-            .filter_map(|t| t.xid);
-        Snap {
-            cseq: self.commit_seq,
-            xmin: running.min().unwrap_or(self.next_xid),
-        }
-    }
-
     pub fn assign_xid(&mut self, tx: TxId) {
         let t = &mut self.txs[tx as usize];
         if t.xid.is_none() {
@@ -196,58 +186,6 @@ impl Db {
 
     pub fn is_active(&self, tx: TxId) -> bool {
         self.txs[tx as usize].state == TxState::Active
-    }
-
-    /// Whether `creator`'s changes are visible to `me` reading with `snap`.
-    pub fn sees(&self, creator: TxId, snap: Snap, me: TxId) -> bool {
-        let t = &self.txs[creator as usize];
-        creator == me || (t.state == TxState::Committed && t.commit <= snap.cseq)
-    }
-
-    /// The version of `seat` that `me` sees with `snap`.
-    pub fn visible(&self, seat: usize, snap: Snap, me: TxId) -> VerId {
-        let mut v = self.newest[seat];
-        loop {
-            let ver = &self.versions[v as usize];
-            if self.sees(ver.xmin, snap, me) {
-                return v;
-            }
-            v = ver
-                .prev
-                .expect("the scenario's version is visible to everyone");
-        }
-    }
-
-    /// The version that replaced `v`, if any.
-    pub fn successor(&self, seat: usize, v: VerId) -> Option<VerId> {
-        let mut cur = self.newest[seat];
-        while cur != v {
-            let prev = self.versions[cur as usize].prev?;
-            if prev == v {
-                return Some(cur);
-            }
-            cur = prev;
-        }
-        None
-    }
-
-    /// Whether version `v` of `seat` was replaced by a committed update (TM_Updated).
-    pub fn replaced(&self, seat: usize, v: VerId) -> bool {
-        self.successor(seat, v)
-            .is_some_and(|s| !self.is_active(self.versions[s as usize].xmin))
-    }
-
-    /// The newest committed version of `seat`: what a fresh statement reads.
-    pub fn committed(&self, seat: usize) -> SeatVal {
-        let snap = Snap {
-            cseq: self.commit_seq,
-            xmin: 0,
-        };
-        self.versions[self.visible(seat, snap, NOBODY) as usize].val
-    }
-
-    pub fn val(&self, v: VerId) -> SeatVal {
-        self.versions[v as usize].val
     }
 
     /// Writes a new version of `seat` over its newest one (the caller holds the row lock).
@@ -263,18 +201,6 @@ impl Db {
 
     pub fn insert(&mut self, row: Row) {
         self.rows.push(row);
-    }
-
-    /// The rows of `table` that `me` sees with `snap`.
-    pub fn rows<'a>(
-        &'a self,
-        table: Table,
-        snap: Snap,
-        me: TxId,
-    ) -> impl Iterator<Item = &'a Row> + 'a {
-        self.rows
-            .iter()
-            .filter(move |r| r.table == table && self.sees(r.xmin, snap, me))
     }
 
     pub fn commit(&mut self, tx: TxId) {
@@ -295,13 +221,5 @@ impl Db {
             }
         }
         self.rows.retain(|r| r.xmin != tx);
-    }
-
-    /// A snapshot that sees every commit so far (a fresh READ COMMITTED statement's view).
-    pub fn latest(&self) -> Snap {
-        Snap {
-            cseq: self.commit_seq,
-            xmin: 0,
-        }
     }
 }

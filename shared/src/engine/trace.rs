@@ -3,89 +3,24 @@
 //! values, shared with the previous node when nothing committed), and the node is rendered
 //! into an `EntryTrace` (names, tables, the reason line) only when a trace is asked for, once
 //! per node whatever the number of clones. A waiting operation's later completion is recorded
-//! in the node of the entry during which it happened.
+//! in the node of the entry during which it happened. What an entry's events are is `events`'s;
+//! how the engine writes a node is `record`'s.
+
+mod events;
+mod record;
 
 use std::sync::{Arc, OnceLock};
 
-use crate::outcome::{EntryTrace, SeenRow, StepResult, Trace};
+use crate::outcome::{EntryTrace, Trace};
 use crate::schedule::Schedule;
 
 use super::live::Live;
 use super::locks::WaitOn;
-use super::mvcc::{Table, NOBODY};
 use super::names::Names;
-use super::stmt::Facts;
+use super::reason;
 use super::tables::Committed;
-use super::{reason, Engine};
 
-/// An operation that finished during an entry.
-pub(crate) struct Done {
-    pub actor: usize,
-    pub entry: usize,
-    pub op_index: usize,
-    pub result: StepResult,
-    pub seen: Vec<SeenRow>,
-    pub facts: Facts,
-}
-
-/// The operations that finished during an entry, in order. Nearly always one: it is kept in
-/// place, and only a second one allocates.
-#[derive(Default)]
-pub(crate) struct Dones {
-    first: Option<Done>,
-    rest: Vec<Done>,
-}
-
-impl Dones {
-    fn push(&mut self, done: Done) {
-        if self.first.is_none() {
-            self.first = Some(done);
-        } else {
-            self.rest.push(done);
-        }
-    }
-
-    pub fn iter(&self) -> impl Iterator<Item = &Done> + Clone {
-        self.first.iter().chain(&self.rest)
-    }
-
-    /// The only one, if exactly one operation finished.
-    pub fn single(&self) -> Option<&Done> {
-        self.first.as_ref().filter(|_| self.rest.is_empty())
-    }
-}
-
-/// What happened during one entry, in order.
-#[derive(Default)]
-pub(crate) struct Events {
-    pub done: Dones,
-    /// Deadlock victims.
-    pub victims: Vec<usize>,
-}
-
-impl Events {
-    pub fn done(
-        &mut self,
-        actor: usize,
-        (entry, op_index): (usize, usize),
-        result: StepResult,
-        seen: Vec<SeenRow>,
-        facts: Facts,
-    ) {
-        self.done.push(Done {
-            actor,
-            entry,
-            op_index,
-            result,
-            seen,
-            facts,
-        });
-    }
-
-    pub fn deadlock(&mut self, victim: usize) {
-        self.victims.push(victim);
-    }
-}
+pub(crate) use events::{Done, Events};
 
 /// How the entry's own operation waits, if it does.
 #[derive(Clone, Copy, Debug)]
@@ -261,77 +196,5 @@ impl Clone for View {
 impl View {
     pub fn get<'a>(&'a self, log: &Log, names: &Names, schedule: &Schedule) -> &'a [EntryTrace] {
         self.0.get_or_init(|| log.entries(names, schedule))
-    }
-}
-
-impl Engine<'_> {
-    /// Writes entry `k` (`actor`'s operation `op_index`) and the completions it caused.
-    pub(super) fn record(&mut self, actor: usize, op_index: usize, k: usize, events: Events) {
-        let waiting = self.running[actor].is_some();
-        let blockers = if waiting {
-            self.locks.blockers(actor, &self.db)
-        } else {
-            Vec::new()
-        };
-        let wait = self.locks.waits[actor].filter(|_| waiting).map(|w| {
-            let seat = match w.on {
-                WaitOn::Row(s, _) | WaitOn::Update(s, _) => s,
-                WaitOn::Xact(_) => self.running[actor]
-                    .as_ref()
-                    .and_then(|r| r.pending)
-                    .map_or(0, |p| p.0),
-            };
-            let holder =
-                self.locks.holder[seat as usize].map(|t| self.db.txs[t as usize].actor as usize);
-            WaitNote {
-                on: w.on,
-                seat,
-                for_holder: holder.is_some_and(|h| blockers == [h]),
-            }
-        });
-        let committed = self.committed();
-        let live = self.live(self.log.live());
-        self.log.commit_seq = self.db.commit_seq;
-        self.log.push(Node {
-            prev: None,
-            k,
-            actor,
-            op_index,
-            blockers,
-            wait,
-            events,
-            committed,
-            live,
-            rendered: OnceLock::new(),
-        });
-    }
-
-    /// The committed rows now (what a fresh READ COMMITTED statement would read), shared with
-    /// the previous entry's when nothing changed.
-    pub(super) fn committed(&self) -> Arc<Committed> {
-        let last = self.log.committed();
-        if self.log.commit_seq == self.db.commit_seq && last.clock == self.clients.clock {
-            // Committed rows change only when a transaction commits (an abort removes only
-            // its own uncommitted versions and rows).
-            return last.clone();
-        }
-        let latest = self.db.latest();
-        let same = last.clock == self.clients.clock
-            && last
-                .seats
-                .iter()
-                .enumerate()
-                .all(|(s, v)| self.db.committed(s) == *v)
-            && self.db.rows(Table::Booking, latest, NOBODY).count() == last.bookings.len()
-            && self.db.rows(Table::Refund, latest, NOBODY).count() == last.refunds.len();
-        if same {
-            last.clone()
-        } else {
-            Arc::new(Committed::of(
-                &self.db,
-                self.names.seats.len(),
-                self.clients.clock,
-            ))
-        }
     }
 }

@@ -1,9 +1,13 @@
-//! The operations of a program and their arguments: what each one is, as the file names it
-//! and as the rest of the crate asks about it.
+//! The operations of a program: what each one is, as the file names it and as the rest of the
+//! crate asks about it, and when it runs (its `"if"`). Their arguments are `args`'s.
+
+mod args;
 
 use serde::{Deserialize, Serialize};
 
 use super::SeatStatus;
+
+pub use args::{Isolation, Now, PayOutcome, Wait};
 
 /// Every operation's name as a file writes it (`Op::name`), in the order the errors list them.
 pub(crate) const OP_NAMES: [&str; 16] = [
@@ -24,72 +28,6 @@ pub(crate) const OP_NAMES: [&str; 16] = [
     "advance",
     "sweep",
 ];
-
-/// Transaction isolation levels.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum Isolation {
-    #[default]
-    #[serde(rename = "read committed")]
-    ReadCommitted,
-    #[serde(rename = "repeatable read")]
-    RepeatableRead,
-    #[serde(rename = "serializable")]
-    Serializable,
-}
-
-impl Isolation {
-    pub fn as_sql(self) -> &'static str {
-        match self {
-            Isolation::ReadCommitted => "read committed",
-            Isolation::RepeatableRead => "repeatable read",
-            Isolation::Serializable => "serializable",
-        }
-    }
-}
-
-/// How a locking read treats a row that someone else has locked.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Wait {
-    #[default]
-    Wait,
-    Nowait,
-    SkipLocked,
-}
-
-/// Which clock reading a deadline test uses.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Now {
-    /// Fixed when the transaction began, like `now()`.
-    Transaction,
-    /// When the statement began, like `statement_timestamp()`.
-    Statement,
-    /// Read each time the condition is evaluated, like `clock_timestamp()`.
-    Evaluation,
-}
-
-impl Now {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Now::Transaction => "transaction",
-            Now::Statement => "statement",
-            Now::Evaluation => "evaluation",
-        }
-    }
-}
-
-/// What the payment provider answers.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum PayOutcome {
-    #[default]
-    Succeeds,
-    Declined,
-    /// A timeout: the money may or may not have moved. The provider did take it; a retry with
-    /// the same idempotency key learns so.
-    Unknown,
-}
 
 fn default_held() -> SeatStatus {
     SeatStatus::Held

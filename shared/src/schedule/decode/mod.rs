@@ -2,10 +2,13 @@
 //! that knows every key of the format, so that each error names the exact path of what is
 //! wrong (`actors.adam[0].isolation`), what was found there, what is accepted and the nearest
 //! accepted word. An unknown key is refused, never ignored; a key given as `null` counts as
-//! left out. `reader` reads one value of a kind; `op` reads an operation.
+//! left out. `reader` reads one value of a kind; `op` reads an operation; `scenario` the
+//! scenario and `expect` the expectations.
 
+mod expect;
 mod op;
 mod reader;
+mod scenario;
 mod words;
 
 use std::collections::BTreeMap;
@@ -13,11 +16,10 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 
-use super::{
-    ClockUnit, Expect, FinalSeat, ProgramSpec, Scenario, ScheduleError, ScheduleFile, SeatSpec,
-    SeatStatus,
-};
-use reader::{boolean, choice, error, text, texts, whole, Obj};
+use super::{ProgramSpec, ScheduleError, ScheduleFile, SeatStatus};
+use expect::expect;
+use reader::{choice, error, text, texts, whole, Obj};
+use scenario::scenario;
 
 pub(super) use op::op;
 pub(crate) use reader::key_path;
@@ -138,77 +140,8 @@ fn checked(v: &Value) -> Result<ScheduleFile, ScheduleError> {
     })
 }
 
-fn scenario(v: &Value) -> Result<Scenario, ScheduleError> {
-    let o = Obj::of(
-        "scenario",
-        v,
-        "the scenario, an object, e.g. {\"seats\": [{\"id\": \"A7\"}]}",
-    )?;
-    o.only(
-        &["show", "hold_minutes", "clock", "clock_unit", "seats"],
-        "the scenario",
-    )?;
-    let seats = o.need(
-        "seats",
-        "the show's seats, e.g. \"seats\": [{\"id\": \"A7\"}]",
-    )?;
-    let Value::Array(items) = seats else {
-        return Err(error(
-            &o.path("seats"),
-            format!(
-                "found {}, but this is a list of seats, e.g. [{{\"id\": \"A7\"}}]",
-                reader::found(seats)
-            ),
-        ));
-    };
-    Ok(Scenario {
-        show: o
-            .opt("show", |p, v| {
-                whole(p, v, "the show's id, a number, e.g. 501")
-            })?
-            .unwrap_or(501),
-        hold_minutes: o
-            .opt("hold_minutes", |p, v| {
-                whole(p, v, "a hold's length in minutes, e.g. 10")
-            })?
-            .unwrap_or(10),
-        clock: o
-            .opt("clock", |p, v| {
-                whole(p, v, "the clock's first minute, e.g. 0")
-            })?
-            .unwrap_or(0),
-        clock_unit: o.opt("clock_unit", clock_unit)?.unwrap_or_default(),
-        seats: items
-            .iter()
-            .enumerate()
-            .map(|(i, seat)| self::seat(&format!("scenario.seats[{i}]"), seat))
-            .collect::<Result<_, _>>()?,
-    })
-}
-
-fn clock_unit(path: &str, v: &Value) -> Result<ClockUnit, ScheduleError> {
-    choice(path, v, "the clock's unit", &words::CLOCK_UNITS)
-}
-
 fn status(path: &str, v: &Value) -> Result<SeatStatus, ScheduleError> {
     choice(path, v, "a seat's status", &words::STATUSES)
-}
-
-fn seat(path: &str, v: &Value) -> Result<SeatSpec, ScheduleError> {
-    let o = Obj::of(path, v, "a seat, an object, e.g. {\"id\": \"A7\"}")?;
-    o.only(&["id", "status", "holder", "until"], "a seat")?;
-    Ok(SeatSpec {
-        id: text(
-            &o.path("id"),
-            o.need("id", "every seat has one, e.g. \"id\": \"A7\"")?,
-            "a seat id",
-        )?,
-        status: o.opt("status", status)?.unwrap_or_default(),
-        holder: o.opt("holder", |p, v| text(p, v, "the actor holding the seat"))?,
-        until: o.opt("until", |p, v| {
-            whole(p, v, "the minute the hold ends, e.g. 5")
-        })?,
-    })
 }
 
 fn actors(v: &Value) -> Result<BTreeMap<String, ProgramSpec>, ScheduleError> {
@@ -242,92 +175,5 @@ fn program(path: &str, v: &Value) -> Result<ProgramSpec, ScheduleError> {
         seats: o.opt("seats", |p, v| {
             texts(p, v, "a list of seat ids, e.g. [\"A7\"]", "a seat id")
         })?,
-    })
-}
-
-fn expect(path: &str, v: &Value) -> Result<Expect, ScheduleError> {
-    let o = Obj::of(
-        path,
-        v,
-        "the expectations, an object, e.g. {\"double_booked\": false}",
-    )?;
-    let keys = [
-        "double_booked",
-        "lost_seat",
-        "refund_due",
-        "unpaid_hold",
-        "booked_late",
-        "told",
-        "final",
-        "steps",
-    ];
-    o.only(&keys, "the expectations")?;
-    let names = |p: &str, v: &Value| {
-        texts(
-            p,
-            v,
-            "a list of actor names, e.g. [\"adam\"]",
-            "an actor's name",
-        )
-    };
-    Ok(Expect {
-        double_booked: o.opt("double_booked", boolean)?,
-        lost_seat: o.opt("lost_seat", boolean)?,
-        refund_due: o.opt("refund_due", names)?,
-        unpaid_hold: o.opt("unpaid_hold", names)?,
-        booked_late: o.opt("booked_late", names)?,
-        told: o.opt("told", |p, v| {
-            per_seat(p, v, "the actors told they have it", |p, v| {
-                texts(
-                    p,
-                    v,
-                    "a list of actor names, e.g. [\"adam\"]",
-                    "an actor's name",
-                )
-            })
-        })?,
-        final_seats: o.opt("final", |p, v| {
-            per_seat(p, v, "its stored state at the end", final_seat)
-        })?,
-        steps: o.opt("steps", |p, v| {
-            texts(
-                p,
-                v,
-                "a list of steps, one per entry, e.g. [\"ok\", \"ok:1\"]",
-                "a step",
-            )
-        })?,
-    })
-}
-
-/// An object from seat id to what `read` reads.
-fn per_seat<T>(
-    path: &str,
-    v: &Value,
-    what: &str,
-    read: impl Fn(&str, &Value) -> Result<T, ScheduleError>,
-) -> Result<BTreeMap<String, T>, ScheduleError> {
-    let o = Obj::of(path, v, &format!("an object from each seat id to {what}"))?;
-    o.entries()
-        .map(|(seat, value)| Ok((seat.clone(), read(&o.path(seat), value)?)))
-        .collect()
-}
-
-fn final_seat(path: &str, v: &Value) -> Result<FinalSeat, ScheduleError> {
-    let o = Obj::of(
-        path,
-        v,
-        "a seat's state at the end, e.g. {\"status\": \"BOOKED\", \"holder\": \"adam\"}",
-    )?;
-    o.only(&["status", "holder"], "a seat's state at the end")?;
-    Ok(FinalSeat {
-        status: status(
-            &o.path("status"),
-            o.need(
-                "status",
-                "the seat's status at the end, e.g. \"status\": \"BOOKED\"",
-            )?,
-        )?,
-        holder: o.opt("holder", |p, v| text(p, v, "the actor holding the seat"))?,
     })
 }
