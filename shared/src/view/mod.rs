@@ -13,6 +13,7 @@ pub mod app;
 pub mod map;
 pub mod phone;
 pub mod refusal;
+pub mod reply;
 pub mod room;
 pub mod step;
 pub mod words;
@@ -21,6 +22,7 @@ pub use app::{app_at, App, Got, Said};
 pub use map::{map_at, redis_at, MapSeat, RedisRow};
 pub use phone::{buyers, memories, phone, phones, Memory, Phone, Tone};
 pub use refusal::Refusal;
+pub use reply::{reply, Request};
 pub use step::{deciding_step, goal_at, is_bad, playable, prefix, run, verdict_at, StepVerdict};
 
 /// The name of a buyer as the page writes it: `omar` → "Omar", `a` → "A".
