@@ -21,6 +21,7 @@ pub const RELEASED: &str = "you let the seat go";
 pub const NOTHING_TO_RELEASE: &str = "your hold had already ended: nothing to let go";
 /// Paid, and the hold was gone: nothing was booked.
 pub const PAID_NO_SEAT: &str = "paid, but you hold no seat";
+/// A payment the provider declined.
 pub const DECLINED: &str = "your payment was declined";
 /// Before the buyer's first step.
 pub const CHOOSING: &str = "choosing a seat";
