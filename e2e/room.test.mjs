@@ -110,7 +110,7 @@ test('two phones race for one seat: exactly one holds it, the projector shows it
   const lines = await Promise.all([settled(ana.page), settled(bo.page)]);
   figure(t, `after both tapped A1: Ana "${lines[0]}", Bo "${lines[1]}"`);
   const holds = lines.filter((l) => /^you hold A1 — \d:\d\d left$/.test(l));
-  const taken = lines.filter((l) => l === 'A1 is taken: pick another seat');
+  const taken = lines.filter((l) => l === 'sold out: A1 is taken');
   assert.equal(holds.length, 1, `exactly one is told it holds A1: ${lines}`);
   assert.equal(taken.length, 1, `the other is told it is taken: ${lines}`);
   const [winner, loser] = holds[0] === lines[0] ? [ana, bo] : [bo, ana];

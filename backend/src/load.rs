@@ -58,7 +58,7 @@ pub async fn run(load: &Load) -> Result<Report, String> {
     )?;
     let code = room["code"].as_str().ok_or("no room code")?.to_string();
     let secret = room["secret"].as_str().ok_or("no secret")?.to_string();
-    let pays = matches!(load.defence.as_str(), "hold_confirm" | "redis_hold");
+    let pays = shared::Defence::parse(&load.defence).is_some_and(shared::Defence::pays);
     expect(
         "starting the round",
         client

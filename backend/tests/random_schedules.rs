@@ -502,7 +502,7 @@ fn what_happened(schedule: &Schedule, outcome: &shared::Outcome) -> Vec<String> 
             }
         }
         if let Some(StepResult::Error { code, .. }) = &e.trace.result {
-            seen.insert(code.clone());
+            seen.insert(code.to_string());
         }
     }
     seen.into_iter().collect()

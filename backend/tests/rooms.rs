@@ -34,7 +34,7 @@ async fn check_then_act_with_a_gap_sells_one_seat_twice_and_the_scoreboard_count
         (json!(true), json!(true)),
         "{a} {b}"
     );
-    assert_eq!(a["message"], "A1 is yours");
+    assert_eq!(a["message"], "booked: A1 is yours");
     let state = api.state(&code).await;
     assert_eq!(
         state["scoreboard"]["double_bookings"], 1,
@@ -161,7 +161,8 @@ async fn a_round_without_overlapping_statements_replays_in_the_model_as_it_happe
         assert_eq!(api.tap(&code, &bo, &["A2"]).await.1["holding"], true);
         let (_, paid) = api.post(&pay, Some(&ana), json!({})).await;
         assert_eq!(
-            paid["message"], "paid too late: refund on its way",
+            paid["message"],
+            "too late for a ticket: your hold had ended, so your money is being refunded",
             "{paid}"
         );
         api.post(

@@ -43,7 +43,10 @@ async fn only_the_facilitator_changes_a_room_and_a_participant_acts_only_as_them
     assert_eq!(status, StatusCode::UNAUTHORIZED);
     let (status, body) = api.tap(&code, &ana, &["A1"]).await;
     assert_eq!(status, StatusCode::OK, "{body}");
-    assert_eq!(body["message"], "you hold A1: 60 s left, pay now", "{body}");
+    assert_eq!(
+        body["message"], "A1 is held for you for 60 s: pay now",
+        "{body}"
+    );
     let bo = api.join(&code, "Bo").await;
     let (status, body) = api
         .post(&format!("/api/rooms/{code}/pay"), Some(&bo), json!({}))

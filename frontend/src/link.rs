@@ -5,7 +5,7 @@
 
 use leptos::prelude::*;
 use shared::link::{self, View};
-use shared::{defences, scenarios};
+use shared::scenarios;
 
 use crate::app::use_router;
 use crate::chapters::{self, Chapter};
@@ -30,10 +30,7 @@ pub fn restore(chapter: &'static Chapter, token: &str) -> Result<Lab, String> {
                 view.scenario
             )
         })?;
-    let defence = view
-        .defence
-        .as_deref()
-        .and_then(|d| defences::NAMES.iter().copied().find(|&n| n == d));
+    let defence = view.defence;
     let (part, variant) = chapters::locate(chapter, scenario, defence).unwrap_or((0, 0));
     let source = Source {
         part,

@@ -3,7 +3,7 @@
 //! outcome is derived (a memo over the schedule), so reordering updates everything at once.
 
 use leptos::prelude::*;
-use shared::{scenarios, Outcome, Schedule};
+use shared::{scenarios, Defence, Outcome, Schedule};
 
 use crate::api::RealRun;
 use crate::chapters::{Chapter, Variant};
@@ -16,7 +16,7 @@ pub struct Source {
     pub variant: usize,
     /// The built-in scenario it started from.
     pub scenario: &'static str,
-    pub defence: Option<&'static str>,
+    pub defence: Option<Defence>,
 }
 
 /// The lab's signals. `Copy`, so closures take it freely.

@@ -44,10 +44,12 @@ fn main() {
         for defence in matrix_defences() {
             for scenario in matrix_scenarios() {
                 let (median, best, cell) =
-                    time(|| matrix_cell(defence.id, scenario.id).expect("a matrix cell"));
+                    time(|| matrix_cell(*defence, scenario.id).expect("a matrix cell"));
                 println!(
                     "{:>17} x {:<16} {:>6} orders in {median:5.1} ms median, {best:5.1} ms best",
-                    defence.id, scenario.title, cell.exploration.orders
+                    defence.id(),
+                    scenario.title,
+                    cell.exploration.orders
                 );
             }
         }

@@ -429,7 +429,7 @@ impl Clients {
 /// An error worth retrying the attempt for: a serialization failure (40001), a deadlock
 /// (40P01), a lock not available (55P03).
 pub fn is_retryable(result: &StepResult) -> bool {
-    matches!(result, StepResult::Error { code, .. } if matches!(code.as_str(), "40001" | "40P01" | "55P03"))
+    matches!(result, StepResult::Error { code, .. } if code.retryable())
 }
 
 fn remembers_taken(a: &ActorState, seats: &[String]) -> bool {

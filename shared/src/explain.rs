@@ -13,6 +13,7 @@ use std::collections::BTreeMap;
 
 use crate::outcome::{Entry, Outcome, StepResult};
 use crate::schedule::{Schedule, SeatStatus, CLOCK};
+use crate::sqlstate::SqlState;
 
 use event::Event;
 use fate::{fates, Fate};
@@ -79,7 +80,13 @@ pub fn story_events(schedule: &Schedule, outcome: &Outcome) -> Vec<String> {
         let released = done_at[k].iter().any(|&j| j != k);
         // A deadlock victim fails before anything its cycle held up goes on.
         let mut order = done_at[k].clone();
-        order.sort_by_key(|&j| (!is_error(&entries[j], "40P01"), j != k, j));
+        order.sort_by_key(|&j| {
+            (
+                !is_error(&entries[j], &SqlState::DeadlockDetected),
+                j != k,
+                j,
+            )
+        });
         for j in order {
             let event = Event {
                 schedule,
@@ -139,8 +146,8 @@ pub fn headline(schedule: &Schedule, outcome: &Outcome) -> String {
     parts.join("; ")
 }
 
-fn is_error(e: &Entry, sqlstate: &str) -> bool {
-    matches!(&e.trace.result, Some(StepResult::Error { code, .. }) if code == sqlstate)
+fn is_error(e: &Entry, sqlstate: &SqlState) -> bool {
+    e.trace.result.as_ref().and_then(StepResult::code) == Some(sqlstate)
 }
 
 /// Seat → the actors holding or owning it when the scenario starts.

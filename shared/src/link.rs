@@ -8,12 +8,14 @@
 //! programs differ from what the built-in and that defence give. Every field is checked on the
 //! way in, and every error says what is wrong and what to do.
 
-use std::fmt;
-
-use crate::schedule::{ProgramSpec, Schedule, ScheduleError, ScheduleFile};
-use crate::{defences, engine, scenarios};
+use crate::defences::Defence;
+use crate::schedule::{ProgramSpec, Schedule, ScheduleFile};
+use crate::{engine, scenarios};
 
 mod base64url;
+mod error;
+
+pub use error::LinkError;
 
 /// The link format this code writes and reads.
 pub const VERSION: u32 = 1;
@@ -30,8 +32,8 @@ pub struct View {
     pub chapter: u8,
     /// The built-in scenario the view starts from (an id of `scenarios::all()`).
     pub scenario: String,
-    /// The defence the reader picked, if any (a name of `defences::NAMES`).
-    pub defence: Option<String>,
+    /// The defence the reader picked, if any.
+    pub defence: Option<Defence>,
     /// The schedule itself (its order aside) when it differs from the built-in with the
     /// defence switched in; `None` for the common case.
     pub custom: Option<ScheduleFile>,
@@ -48,7 +50,7 @@ impl View {
     pub fn of(
         chapter: u8,
         scenario: &str,
-        defence: Option<&str>,
+        defence: Option<Defence>,
         schedule: &Schedule,
         step: usize,
     ) -> View {
@@ -64,7 +66,7 @@ impl View {
         View {
             chapter,
             scenario: scenario.to_string(),
-            defence: defence.map(str::to_string),
+            defence,
             custom: (!same).then(|| compact_file(schedule)),
             order: schedule.order().to_vec(),
             step,
@@ -74,26 +76,10 @@ impl View {
     /// The schedule the view shows, with its order, validated: the scenario and chapter exist,
     /// the programs can run the order to its end, and the playhead is within it.
     pub fn schedule(&self) -> Result<Schedule, LinkError> {
-        if !CHAPTERS.contains(&self.chapter) {
-            return Err(LinkError::NoSuchChapter(self.chapter.to_string()));
-        }
-        let builtin = scenarios::get(&self.scenario)
-            .ok_or_else(|| LinkError::NoSuchScenario(self.scenario.clone()))?;
-        if builtin.chapter != self.chapter && self.chapter != SANDBOX {
-            return Err(LinkError::WrongChapter {
-                scenario: self.scenario.clone(),
-                chapter: self.chapter,
-                belongs: builtin.chapter,
-            });
-        }
-        if let Some(d) = &self.defence {
-            if !defences::NAMES.contains(&d.as_str()) {
-                return Err(LinkError::NoSuchDefence(d.clone()));
-            }
-        }
+        let builtin = builtin(self.chapter, &self.scenario)?;
         let mut file = match &self.custom {
             Some(file) => file.clone(),
-            None => builtin.file_with_defence(self.defence.as_deref()),
+            None => builtin.file_with_defence(self.defence),
         };
         let names: Vec<String> = file.actors.keys().cloned().collect();
         file.order = self
@@ -126,103 +112,6 @@ impl View {
     }
 }
 
-/// Why a link cannot be opened. Each message names the problem and the way out.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum LinkError {
-    /// Empty, or not starting with a format number.
-    NotALink,
-    /// Written by a later format than this code reads.
-    NewerVersion(u32),
-    /// A field is missing, extra or unreadable; the text names which.
-    Malformed(String),
-    NoSuchChapter(String),
-    NoSuchScenario(String),
-    WrongChapter {
-        scenario: String,
-        chapter: u8,
-        belongs: u8,
-    },
-    NoSuchDefence(String),
-    /// The order names an actor index the schedule does not have.
-    NoSuchActor {
-        entry: usize,
-        index: usize,
-        actors: usize,
-    },
-    /// The stored schedule is not base64url, or not UTF-8 JSON of a schedule file.
-    BadSchedule(String),
-    /// The schedule or its order does not validate, or the order cannot run.
-    Schedule(ScheduleError),
-    StepBeyondOrder {
-        step: usize,
-        entries: usize,
-    },
-}
-
-impl fmt::Display for LinkError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        const COPY_AGAIN: &str = "copy the whole link again";
-        match self {
-            LinkError::NotALink => write!(
-                f,
-                "this is not a Last Seat link: a link holds a token that starts with \"{VERSION}.\"; {COPY_AGAIN}"
-            ),
-            LinkError::NewerVersion(v) => write!(
-                f,
-                "this link was made by a newer version of Last Seat (link format {v}; this page reads format {VERSION}): reload the page to get the new version"
-            ),
-            LinkError::Malformed(what) => {
-                write!(f, "this link is damaged ({what}): {COPY_AGAIN}")
-            }
-            LinkError::NoSuchChapter(c) => write!(
-                f,
-                "the link names chapter {c}, but the chapters are {} to {}: open the chapter list",
-                CHAPTERS.start(),
-                CHAPTERS.end()
-            ),
-            LinkError::NoSuchScenario(id) => write!(
-                f,
-                "the link names scenario `{id}`, which does not exist: open the chapter list"
-            ),
-            LinkError::WrongChapter {
-                scenario,
-                chapter,
-                belongs,
-            } => write!(
-                f,
-                "the link opens scenario `{scenario}` in chapter {chapter}, but it belongs to chapter {belongs}: open chapter {belongs} instead"
-            ),
-            LinkError::NoSuchDefence(d) => write!(
-                f,
-                "the link picks defence `{d}`, which does not exist: choose one of {}",
-                defences::NAMES.join(", ")
-            ),
-            LinkError::NoSuchActor {
-                entry,
-                index,
-                actors,
-            } => write!(
-                f,
-                "entry {} of the link's order names actor number {index}, but the schedule has {actors} actors: {COPY_AGAIN}",
-                entry + 1
-            ),
-            LinkError::BadSchedule(why) => {
-                write!(f, "the schedule stored in this link cannot be read ({why}): {COPY_AGAIN}")
-            }
-            LinkError::Schedule(e) => write!(
-                f,
-                "the link's schedule cannot run as written ({e}): {COPY_AGAIN}, or start again from the chapter"
-            ),
-            LinkError::StepBeyondOrder { step, entries } => write!(
-                f,
-                "the link puts the playhead after entry {step}, but the order has only {entries} entries: {COPY_AGAIN}"
-            ),
-        }
-    }
-}
-
-impl std::error::Error for LinkError {}
-
 /// The token of `view`: URL-safe as it is (letters, digits, `.`, `-`, `_`).
 pub fn encode(view: &View) -> String {
     let order: String = view.order.iter().map(|&i| digit(i)).collect();
@@ -239,7 +128,7 @@ pub fn encode(view: &View) -> String {
     });
     if view.defence.is_some() || custom.is_some() {
         token.push('.');
-        token.push_str(view.defence.as_deref().unwrap_or(""));
+        token.push_str(view.defence.map_or("", Defence::id));
     }
     if let Some(custom) = custom {
         token.push('.');
@@ -288,11 +177,13 @@ pub fn decode(token: &str) -> Result<View, LinkError> {
     let step = fields[3].parse::<usize>().map_err(|_| {
         LinkError::Malformed(format!("the playhead {:?} is not a number", fields[3]))
     })?;
+    let custom = fields.get(5).map(|text| read_custom(text)).transpose()?;
+    builtin(chapter, scenario)?;
     let defence = fields
         .get(4)
         .filter(|d| !d.is_empty())
-        .map(|d| d.to_string());
-    let custom = fields.get(5).map(|text| read_custom(text)).transpose()?;
+        .map(|d| Defence::parse(d).ok_or_else(|| LinkError::NoSuchDefence(d.to_string())))
+        .transpose()?;
     let view = View {
         chapter,
         scenario: scenario.to_string(),
@@ -303,6 +194,23 @@ pub fn decode(token: &str) -> Result<View, LinkError> {
     };
     view.schedule()?;
     Ok(view)
+}
+
+/// The built-in scenario `scenario`, checked to exist and to open in `chapter`.
+fn builtin(chapter: u8, scenario: &str) -> Result<scenarios::BuiltIn, LinkError> {
+    if !CHAPTERS.contains(&chapter) {
+        return Err(LinkError::NoSuchChapter(chapter.to_string()));
+    }
+    let builtin =
+        scenarios::get(scenario).ok_or_else(|| LinkError::NoSuchScenario(scenario.to_string()))?;
+    if builtin.chapter != chapter && chapter != SANDBOX {
+        return Err(LinkError::WrongChapter {
+            scenario: scenario.to_string(),
+            chapter,
+            belongs: builtin.chapter,
+        });
+    }
+    Ok(builtin)
 }
 
 fn read_custom(text: &str) -> Result<ScheduleFile, LinkError> {
@@ -330,7 +238,7 @@ fn compact_file(schedule: &Schedule) -> ScheduleFile {
     file.expect = None;
     let first_seat = schedule.scenario().seats.first().map(|s| s.id.clone());
     for actor in schedule.actors() {
-        let Some(defence) = &actor.defence else {
+        let Some(defence) = actor.defence else {
             continue;
         };
         let Some(seats) = actor
@@ -341,9 +249,8 @@ fn compact_file(schedule: &Schedule) -> ScheduleFile {
         else {
             continue;
         };
-        if defences::program(defence, seats)
-            != Some((actor.program.clone(), actor.conditions.clone()))
-        {
+        let (program, conditions) = defence.program(seats);
+        if program != actor.program || conditions != actor.conditions {
             continue;
         }
         let default = first_seat.as_slice();
@@ -351,7 +258,7 @@ fn compact_file(schedule: &Schedule) -> ScheduleFile {
         file.actors.insert(
             actor.name.clone(),
             ProgramSpec::Defence {
-                defence: defence.clone(),
+                defence: defence.id().to_string(),
                 seats,
             },
         );

@@ -1,12 +1,16 @@
 //! What a run produced: the trace of every entry (the simulator and the real executor both
-//! write one), the outcome built from it (who was told what, the verdicts), and the comparison
-//! of two outcomes field by field.
+//! write one; each operation's result is `result.rs`'s), the outcome built from it (who was
+//! told what, the verdicts), and the comparison of two outcomes field by field.
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
 use crate::schedule::{Op, SeatStatus};
+
+mod result;
+
+pub use result::{Answer, StepResult};
 
 /// A stored seat row.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -52,88 +56,6 @@ pub struct SeenRow {
     pub until: Option<i64>,
     /// Whether the actor now remembers the seat as available.
     pub available: bool,
-}
-
-/// The answer of a one-call operation.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Answer {
-    Held,
-    Unavailable,
-    Busy,
-    Expired,
-    Issued,
-    Duplicate,
-    RefundDue,
-    Released,
-}
-
-impl Answer {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Answer::Held => "held",
-            Answer::Unavailable => "unavailable",
-            Answer::Busy => "busy",
-            Answer::Expired => "expired",
-            Answer::Issued => "issued",
-            Answer::Duplicate => "duplicate",
-            Answer::RefundDue => "refund_due",
-            Answer::Released => "released",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Answer> {
-        [
-            Answer::Held,
-            Answer::Unavailable,
-            Answer::Busy,
-            Answer::Expired,
-            Answer::Issued,
-            Answer::Duplicate,
-            Answer::RefundDue,
-            Answer::Released,
-        ]
-        .into_iter()
-        .find(|a| a.as_str() == s)
-    }
-}
-
-/// What an operation finally did.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(tag = "status", rename_all = "snake_case")]
-pub enum StepResult {
-    /// Done; `rows` is the number of rows affected or returned, where the op has one.
-    Ok {
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        rows: Option<u64>,
-    },
-    /// Not sent: the actor remembered one of the seats as taken, or the operation's condition
-    /// (`"if"`) did not hold.
-    Skipped,
-    /// A one-call operation's answer.
-    Answer { answer: Answer },
-    /// PostgreSQL raised an error: its SQLSTATE and its own words.
-    Error { code: String, message: String },
-    /// A `commit` of a failed transaction: PostgreSQL answers with the tag ROLLBACK.
-    RolledBack,
-}
-
-impl StepResult {
-    /// The compact form used in `expect.steps` (without the `waiting>` prefix).
-    pub fn short(&self) -> String {
-        match self {
-            StepResult::Ok { rows: Some(n) } => format!("ok:{n}"),
-            StepResult::Ok { rows: None } => "ok".to_string(),
-            StepResult::Skipped => "skipped".to_string(),
-            StepResult::Answer { answer } => answer.as_str().to_string(),
-            StepResult::Error { code, .. } => format!("error:{code}"),
-            StepResult::RolledBack => "rolled_back".to_string(),
-        }
-    }
-
-    pub fn is_error(&self) -> bool {
-        matches!(self, StepResult::Error { .. })
-    }
 }
 
 /// One entry of the order as it ran.

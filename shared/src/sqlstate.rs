@@ -2,6 +2,8 @@
 //! the schedule format and the outcome write), its condition name, and what it means. Every
 //! comparison with a code goes through this type; every sentence about one is in `words`.
 
+mod words;
+
 use std::fmt;
 
 use serde::{Deserialize, Serialize};

@@ -19,7 +19,7 @@ use shared::explorer::{
 };
 use shared::outcome::Verdict;
 use shared::schedule::{Op, ScheduleFile};
-use shared::{scenarios, Schedule};
+use shared::{scenarios, Defence, Schedule};
 
 /// The first `limit` orders from `explorer::orders`, each simulated on its own and assessed from
 /// its whole trace, grouped by verdict and stop label; a group's first order is its example.
@@ -124,12 +124,11 @@ fn the_explorer_groups_every_matrix_cell_as_a_full_assessment_does() {
     // here (a debug build assesses some two thousand orders a second).
     for defence in matrix_defences() {
         for scenario in matrix_scenarios() {
-            let schedule = matrix_schedule(defence.id, scenario.id).expect("a cell");
+            let schedule = matrix_schedule(*defence, scenario.id).expect("a cell");
             assert_eq!(
                 explore(&schedule, 2_500),
                 explore_slowly(&schedule, 2_500),
-                "{} x {}",
-                defence.id,
+                "{defence} x {}",
                 scenario.id
             );
         }
@@ -184,12 +183,12 @@ proptest! {
 fn every_matrix_cell_explores_every_order_of_its_schedule() {
     for defence in matrix_defences() {
         for scenario in matrix_scenarios() {
-            let at = format!("{} x {}", defence.id, scenario.id);
-            let cell = matrix_cell(defence.id, scenario.id).expect("a cell");
-            let schedule = matrix_schedule(defence.id, scenario.id).expect("a schedule");
+            let at = format!("{defence} x {}", scenario.id);
+            let cell = matrix_cell(*defence, scenario.id).expect("a cell");
+            let schedule = matrix_schedule(*defence, scenario.id).expect("a schedule");
             assert_eq!(
-                (cell.defence.as_str(), cell.scenario.as_str()),
-                (defence.id, scenario.id)
+                (cell.defence, cell.scenario.as_str()),
+                (*defence, scenario.id)
             );
             let clock = usize::from(scenario.clock.is_some());
             assert_eq!(schedule.actors().len(), scenario.buyers.len() + clock);
@@ -218,9 +217,9 @@ fn every_matrix_cell_explores_every_order_of_its_schedule() {
             );
         }
     }
-    assert!(matrix_cell("optimism", "two-buyers").is_none());
-    assert!(matrix_cell("lock_row", "ten-buyers").is_none());
-    assert!(matrix_schedule("expiry_only", "two-buyers").is_none());
+    assert!(matrix_cell(Defence::ReleaseOnExit, "two-buyers").is_none());
+    assert!(matrix_cell(Defence::LockRow, "ten-buyers").is_none());
+    assert!(matrix_schedule(Defence::ExpiryOnly, "two-buyers").is_none());
 }
 
 /// Per defence and scenario: whether some orders double-book, and a way some order stopped a
@@ -315,7 +314,8 @@ const EXPECTED: &[(&str, &str, bool, &str)] = &[
 #[test]
 fn each_defence_stops_the_second_buyer_its_own_way() {
     for &(defence, scenario, double_books, stop) in EXPECTED {
-        let cell = matrix_cell(defence, scenario).expect("a cell");
+        let d = Defence::parse(defence).expect("a defence");
+        let cell = matrix_cell(d, scenario).expect("a cell");
         let e = &cell.exploration;
         let at = format!("{defence} x {scenario}: {}", cell.summary);
         if double_books {
@@ -347,8 +347,7 @@ fn each_defence_stops_the_second_buyer_its_own_way() {
 fn every_defence_of_the_matrix_has_a_human_title_and_runs_in_every_scenario() {
     assert_eq!(matrix_defences().len(), 12);
     for d in matrix_defences() {
-        assert!(shared::defences::NAMES.contains(&d.id), "{}", d.id);
-        assert!(!d.title.contains('_'), "{}", d.title);
+        assert!(!d.title().contains('_'), "{}", d.title());
     }
     for s in matrix_scenarios() {
         assert!(
@@ -357,8 +356,12 @@ fn every_defence_of_the_matrix_has_a_human_title_and_runs_in_every_scenario() {
             s.title
         );
     }
-    for d in ["hold_confirm", "redis_hold", "redis_update"] {
-        assert!(matrix_defences().iter().any(|m| m.id == d), "{d}");
+    for d in [
+        Defence::HoldConfirm,
+        Defence::RedisHold,
+        Defence::RedisUpdate,
+    ] {
+        assert!(matrix_defences().contains(&d), "{d}");
     }
 }
 
@@ -366,7 +369,7 @@ fn every_defence_of_the_matrix_has_a_human_title_and_runs_in_every_scenario() {
 fn every_label_is_words_for_a_person_with_codes_beside_their_meaning() {
     for defence in matrix_defences() {
         for scenario in matrix_scenarios() {
-            let cell = matrix_cell(defence.id, scenario.id).expect("a cell");
+            let cell = matrix_cell(*defence, scenario.id).expect("a cell");
             let texts = std::iter::once(cell.summary.clone())
                 .chain(cell.exploration.groups.iter().map(|g| g.stop.clone()))
                 .chain(cell.ways.iter().map(|w| w.words.clone()));
@@ -388,7 +391,7 @@ fn every_label_is_words_for_a_person_with_codes_beside_their_meaning() {
 #[test]
 fn a_row_lock_only_ever_makes_the_others_wait_or_skip_and_never_fails_them() {
     for scenario in matrix_scenarios() {
-        let cell = matrix_cell("lock_row", scenario.id).expect("a cell");
+        let cell = matrix_cell(Defence::LockRow, scenario.id).expect("a cell");
         for g in &cell.exploration.groups {
             assert!(
                 g.stops.iter().all(|s| s.how == StopHow::Skipped),
@@ -401,7 +404,7 @@ fn a_row_lock_only_ever_makes_the_others_wait_or_skip_and_never_fails_them() {
 
 #[test]
 fn the_matrix_cell_serialises_with_its_exploration_ways_and_summary() {
-    let cell = matrix_cell("atomic_update", "two-buyers").expect("a cell");
+    let cell = matrix_cell(Defence::AtomicUpdate, "two-buyers").expect("a cell");
     let json = serde_json::to_value(&cell).expect("serialises");
     assert_eq!(json["defence"], "atomic_update");
     assert_eq!(json["scenario"], "two-buyers");

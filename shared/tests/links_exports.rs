@@ -9,7 +9,7 @@ use shared::export::{self, entry_sql, fixture_json, isolation_spec, psql_scripts
 use shared::link::{decode, encode, LinkError, View};
 use shared::scenarios::{self, BuiltIn};
 use shared::schedule::{ProgramSpec, ScheduleFile};
-use shared::{defences, engine, explorer, Outcome, Schedule};
+use shared::{engine, explorer, Defence, Outcome, Schedule};
 
 fn run(schedule: &Schedule) -> Outcome {
     assess(
@@ -60,13 +60,13 @@ fn a_builtin_with_an_order_and_a_step_is_a_link_of_a_few_dozen_characters() {
 #[test]
 fn every_builtin_round_trips_through_its_link_with_every_defence() {
     for b in scenarios::all() {
-        let mut picks: Vec<Option<&str>> = vec![None];
+        let mut picks: Vec<Option<Defence>> = vec![None];
         if b.file
             .actors
             .values()
             .any(|p| matches!(p, ProgramSpec::Defence { .. }))
         {
-            picks.extend(defences::NAMES.iter().map(|d| Some(*d)));
+            picks.extend(Defence::ALL.map(Some));
         }
         for defence in picks {
             let base = Schedule::parse(b.file_with_defence(defence)).expect("valid");
@@ -541,7 +541,7 @@ fn a_watch_goal_is_met_only_once_the_run_has_reached_its_end() {
 #[test]
 fn switching_the_defence_keeps_the_goal_of_the_chapter() {
     let b = scenarios::get("ch4-check_then_act").expect("built-in");
-    let file: ScheduleFile = b.file_with_defence(Some("atomic_update"));
+    let file: ScheduleFile = b.file_with_defence(Some(Defence::AtomicUpdate));
     let s = Schedule::parse(file).expect("valid");
     assert!(!b.goal_met(&s, &run(&s)));
 }

@@ -174,7 +174,7 @@ fn a_valid_file_parses_with_seats_sorted_and_defaults_filled() {
     // No order given: one operation of each actor in turn.
     assert_eq!(schedule.order(), [0, 1]);
     assert_eq!(
-        schedule.actors()[1].defence.as_deref(),
-        Some("atomic_update")
+        schedule.actors()[1].defence,
+        Some(shared::Defence::AtomicUpdate)
     );
 }

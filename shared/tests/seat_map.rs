@@ -11,14 +11,14 @@ use shared::explorer::for_each_order;
 use shared::schedule::SeatStatus;
 use shared::view::map::SeatState;
 use shared::view::{display_name, map_at, tables_at, told_at, MapSeat};
-use shared::{defences, scenarios, Outcome, Schedule};
+use shared::{scenarios, Defence, Outcome, Schedule};
 
 /// Every schedule a chapter can show: each built-in, and each with every defence switched in.
 fn schedules() -> Vec<(String, Schedule)> {
     let mut out = Vec::new();
     for b in scenarios::all() {
         out.push((b.id.to_string(), b.schedule()));
-        for &d in defences::NAMES {
+        for d in Defence::ALL {
             let file = b.file_with_defence(Some(d));
             if file != b.file {
                 let schedule = Schedule::parse(file).expect("a defence switched in parses");

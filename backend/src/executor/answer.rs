@@ -46,7 +46,7 @@ pub(crate) fn step(
                 .unwrap_or_else(|| "XX000".to_string());
             return Ok((
                 StepResult::Error {
-                    code,
+                    code: code.into(),
                     message: e.message().to_string(),
                 },
                 Vec::new(),

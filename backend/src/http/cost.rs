@@ -5,6 +5,7 @@
 use std::time::Duration;
 
 use shared::outcome::StepResult;
+use shared::sqlstate::SqlState;
 use shared::Trace;
 
 /// A run's fixed price: its schema created from the migration text and dropped, and a
@@ -40,7 +41,7 @@ impl Cost {
             .entries
             .iter()
             .filter(
-                |e| matches!(&e.result, Some(StepResult::Error { code, .. }) if code == "40P01"),
+                |e| matches!(&e.result, Some(StepResult::Error { code, .. }) if *code == SqlState::DeadlockDetected),
             )
             .count();
         let waits = trace

@@ -5,7 +5,7 @@
 //! the exports.
 
 use leptos::prelude::*;
-use shared::{defences, scenarios};
+use shared::scenarios;
 
 use super::controls::Controls;
 use super::explorer::Explorer;
@@ -118,9 +118,8 @@ fn summary_of(lab: Lab) -> String {
     lab.schedule.with(|s| {
         s.actors()
             .iter()
-            .find_map(|a| a.defence.as_deref())
-            .and_then(defences::summary)
-            .map(|line| format!("Each buyer: {line}."))
+            .find_map(|a| a.defence)
+            .map(|d| format!("Each buyer: {}.", d.summary()))
             .unwrap_or_default()
     })
 }

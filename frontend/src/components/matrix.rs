@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use leptos::prelude::*;
 use shared::explorer::{self, MatrixCell, StopHow, Way};
+use shared::{Defence, SqlState};
 
 use super::explorer::{now_ms, tenths_since, whole_ms};
 use crate::state::{use_lab, variant_schedule, Lab};
@@ -18,7 +19,7 @@ type Built = Option<(Vec<MatrixCell>, u64)>;
 /// before the next one: a cell takes milliseconds, the whole matrix a few hundred, which would
 /// freeze the page if done at once.
 fn build_from(
-    pairs: Vec<(&'static str, &'static str)>,
+    pairs: Vec<(Defence, &'static str)>,
     next: usize,
     mut cells: Vec<MatrixCell>,
     tenths: u64,
@@ -45,13 +46,9 @@ fn build_from(
 pub fn Matrix() -> impl IntoView {
     let built = RwSignal::<Built>::new(None);
     let progress = RwSignal::new(None::<usize>);
-    let pairs: Vec<(&'static str, &'static str)> = explorer::matrix_defences()
+    let pairs: Vec<(Defence, &'static str)> = explorer::matrix_defences()
         .iter()
-        .flat_map(|d| {
-            explorer::matrix_scenarios()
-                .iter()
-                .map(move |s| (d.id, s.id))
-        })
+        .flat_map(|d| explorer::matrix_scenarios().iter().map(move |s| (*d, s.id)))
         .collect();
     let total = pairs.len();
     let build = move |_| {
@@ -96,10 +93,10 @@ fn Grid(cells: Vec<MatrixCell>, tenths: u64) -> impl IntoView {
                 </thead>
                 <tbody>
                     {explorer::matrix_defences().iter().map(|d| {
-                        let row = cells.iter().filter(|c| c.defence == d.id).cloned().collect::<Vec<_>>();
+                        let row = cells.iter().filter(|c| c.defence == *d).cloned().collect::<Vec<_>>();
                         view! {
                             <tr>
-                                <th scope="row">{d.title}</th>
+                                <th scope="row">{d.title()}</th>
                                 {row.into_iter().map(|c| view! { <td><Cell cell=c /></td> }).collect_view()}
                             </tr>
                         }
@@ -122,7 +119,7 @@ fn Cell(cell: MatrixCell) -> impl IntoView {
     } else {
         format!("0 of {} orders sell twice", e.orders)
     };
-    let defence = title_of_defence(&cell.defence);
+    let defence = cell.defence.title();
     let scenario = title_of_scenario(&cell.scenario);
     // The name is the cell's own words, then what a sighted reader gets from the row, the
     // column and the colour (so the visible words are always part of the name).
@@ -143,7 +140,7 @@ fn Cell(cell: MatrixCell) -> impl IntoView {
             class:good=!bad
             title=cell.summary.clone()
             data-testid="matrix-cell"
-            data-defence=cell.defence.clone()
+            data-defence=cell.defence.id()
             data-scenario=cell.scenario.clone()
             data-double=e.double_booked().to_string()
             on:click=move |_| load(lab, &picked)
@@ -161,7 +158,7 @@ fn Mark(way: Way) -> impl IntoView {
     let (kind, code) = match &way.stop {
         None => ("twice", None),
         Some(s) => match &s.how {
-            StopHow::Error { code } => ("error", Some(code.clone())),
+            StopHow::Error { code } => ("error", Some(code.to_string())),
             StopHow::Skipped => ("skipped", None),
             StopHow::Refused {
                 answer: shared::outcome::Answer::RefundDue,
@@ -211,10 +208,25 @@ fn Icon(kind: &'static str) -> impl IntoView {
 
 #[component]
 fn Legend() -> impl IntoView {
+    let codes: Vec<String> = [
+        SqlState::SerializationFailure,
+        SqlState::LockNotAvailable,
+        SqlState::UniqueViolation,
+    ]
+    .iter()
+    .map(|c| format!("{c} {}", c.name()))
+    .collect();
+    let error = format!(
+        "PostgreSQL answered with an error, its code beside it: {}",
+        codes.join("; ")
+    );
     let items: [(&str, &str); 8] = [
-        ("twice", "nobody was stopped: the seat was sold twice (a red cell)"),
+        (
+            "twice",
+            "nobody was stopped: the seat was sold twice (a red cell)",
+        ),
         ("waited", "waited for another buyer's row lock first"),
-        ("error", "PostgreSQL answered with an error, its code beside it: 40001 serialization failure, 55P03 lock not available, 23505 duplicate ticket"),
+        ("error", &error),
         ("skipped", "saw the seat taken and did not write"),
         ("norows", "the conditional UPDATE changed no row"),
         ("locked", "SKIP LOCKED passed the locked seat over"),
@@ -223,17 +235,10 @@ fn Legend() -> impl IntoView {
     ];
     view! {
         <ul class="matrix-legend" aria-label="What the icons mean" data-testid="matrix-legend">
-            {items.into_iter().map(|(kind, words)| view! { <li><Icon kind />" "{words}</li> }).collect_view()}
+            {items.into_iter().map(|(kind, words)| view! { <li><Icon kind />" "{words.to_string()}</li> }).collect_view()}
             <li><span class="swatch good"></span>" no order sold the seat twice"</li>
         </ul>
     }
-}
-
-fn title_of_defence(id: &str) -> &'static str {
-    explorer::matrix_defences()
-        .iter()
-        .find(|d| d.id == id)
-        .map_or("", |d| d.title)
 }
 
 fn title_of_scenario(id: &str) -> &'static str {
@@ -246,7 +251,7 @@ fn title_of_scenario(id: &str) -> &'static str {
 /// Loads the cell's example into the lab: through the chapter's own variant when one runs the
 /// very same programs (so the chooser says the right defence), else as a schedule of its own.
 fn load(lab: Lab, cell: &MatrixCell) {
-    let Some(schedule) = explorer::matrix_schedule(&cell.defence, &cell.scenario) else {
+    let Some(schedule) = explorer::matrix_schedule(cell.defence, &cell.scenario) else {
         return;
     };
     let example = cell.example().to_vec();
@@ -288,7 +293,7 @@ fn load(lab: Lab, cell: &MatrixCell) {
     super::lab::show_stage();
     lab.notice.set(Some(format!(
         "Loaded from the matrix: {}, {}. In this order, {way}. Press play or step through it.",
-        title_of_defence(&cell.defence),
+        cell.defence.title(),
         title_of_scenario(&cell.scenario).to_lowercase(),
     )));
     if let Some(stage) = web_sys::window()

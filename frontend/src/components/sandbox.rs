@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 use shared::schedule::{ProgramSpec, ScheduleFile};
-use shared::{defences, Schedule};
+use shared::{Defence, Schedule};
 
 use crate::model;
 use crate::state::use_lab;
@@ -44,10 +44,10 @@ pub fn Editor() -> impl IntoView {
         }
     };
     let all_defend = move |ev: leptos::ev::Event| {
-        let defence = event_target_value(&ev);
-        if defence.is_empty() {
+        // "(as written)" has no defence.
+        let Some(defence) = Defence::parse(&event_target_value(&ev)) else {
             return;
-        }
+        };
         let mut file = lab.schedule.with_untracked(|s| s.to_file());
         let seats: Vec<String> = lab.schedule.with_untracked(|s| {
             s.scenario()
@@ -60,7 +60,7 @@ pub fn Editor() -> impl IntoView {
         for (name, spec) in file.actors.iter_mut() {
             if name != shared::schedule::CLOCK {
                 *spec = ProgramSpec::Defence {
-                    defence: defence.clone(),
+                    defence: defence.id().to_string(),
                     seats: Some(seats.clone()),
                 };
             }
@@ -83,7 +83,7 @@ pub fn Editor() -> impl IntoView {
                     <span>"Every buyer uses"</span>
                     <select on:change=all_defend data-testid="sandbox-defence">
                         <option value="">"(as written)"</option>
-                        {defences::NAMES.iter().map(|d| view! { <option value=*d>{d.replace('_', " ")}</option> }).collect_view()}
+                        {Defence::ALL.map(|d| view! { <option value=d.id()>{d.title()}</option> }).collect_view()}
                     </select>
                 </label>
             </div>

@@ -292,17 +292,7 @@ fn result_words(result: &StepResult) -> String {
         StepResult::Ok { rows: Some(1) } => "1 row".to_string(),
         StepResult::Ok { rows: Some(n) } => format!("{n} rows"),
         StepResult::Ok { rows: None } => "ok".to_string(),
-        StepResult::Error { code, .. } => {
-            let gist = match code.as_str() {
-                "40001" => "conflict",
-                "40P01" => "deadlock",
-                "55P03" => "busy",
-                "23505" => "duplicate",
-                "25P02" => "aborted",
-                _ => "error",
-            };
-            format!("{code} {gist}")
-        }
+        StepResult::Error { code, .. } => format!("{code} {}", code.gist()),
         other => other.short().replace('_', " "),
     }
 }

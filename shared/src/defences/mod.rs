@@ -74,17 +74,17 @@ impl Defence {
     }
 
     /// The identifier, as schedules, links and the room API spell it.
-    pub fn id(self) -> &'static str {
+    pub const fn id(self) -> &'static str {
         self.words().0
     }
 
     /// What a page calls it ("Check, then act").
-    pub fn title(self) -> &'static str {
+    pub const fn title(self) -> &'static str {
         self.words().1
     }
 
     /// One line saying what it does.
-    pub fn summary(self) -> &'static str {
+    pub const fn summary(self) -> &'static str {
         self.words().2
     }
 

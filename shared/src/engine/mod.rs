@@ -53,6 +53,7 @@ use std::sync::Arc;
 use crate::client::{Action, ActorState, Clients};
 use crate::outcome::{EntryTrace, StepResult, Trace};
 use crate::schedule::{Op, Schedule, ScheduleError};
+use crate::sqlstate::SqlState;
 
 use locks::Locks;
 use mvcc::{Db, TxId};
@@ -349,7 +350,8 @@ impl<'s> Engine<'s> {
                 let r = self.running[victim].take().expect("a waiter");
                 self.locks.waits[victim] = None;
                 ev.deadlock(victim);
-                self.complete(victim, r, stmt::error("40P01", "deadlock detected"), ev);
+                let failed = stmt::error(SqlState::DeadlockDetected, "deadlock detected");
+                self.complete(victim, r, failed, ev);
                 broken = true;
                 continue;
             }

@@ -4,6 +4,7 @@
 
 use crate::outcome::{Answer, StepResult};
 use crate::schedule::{Now, Op, SeatStatus, Wait};
+use crate::sqlstate::SqlState;
 
 use super::mvcc::{SeatVal, TxId};
 use super::names::seats_of;
@@ -150,7 +151,7 @@ impl Engine<'_> {
                 ok
             }
             _ if self.clients.actors[actor].failed => stmt::error(
-                "25P02",
+                SqlState::InFailedTransaction,
                 "current transaction is aborted, commands ignored until end of transaction block",
             ),
             Op::Advance { .. } => {

@@ -154,7 +154,7 @@ fn phrase(e: &Cx<'_>, op: &Op, d: &Done) -> String {
         (StepResult::Error { code, message }, _) => format!(
             "is refused the {}: {} ({code})",
             op.name(),
-            error_words(code, message)
+            code.reason_words(message)
         ),
         (_, Op::Begin { isolation })
             if e.schedule.actors()[d.actor].condition(d.op_index) == Condition::Failed =>
@@ -315,25 +315,6 @@ fn rows(e: &Cx<'_>, seen: &[SeenRow]) -> String {
         "no rows".to_string()
     } else {
         join(&each)
-    }
-}
-
-fn error_words(code: &str, message: &str) -> String {
-    match code {
-        "40001" if message.contains("concurrent update") => {
-            "the row changed after this transaction's snapshot was taken (serialization failure)"
-                .to_string()
-        }
-        "40001" => {
-            "serialization failure: SERIALIZABLE found a dangerous cycle of read/write dependencies"
-                .to_string()
-        }
-        "40P01" => "deadlock detected".to_string(),
-        "55P03" => "the row is locked and NOWAIT does not queue".to_string(),
-        "23505" => "a ticket for the seat already exists".to_string(),
-        "25P02" => "an earlier error aborted the transaction; everything is ignored until it ends"
-            .to_string(),
-        _ => message.to_string(),
     }
 }
 

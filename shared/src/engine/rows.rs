@@ -9,6 +9,7 @@
 
 use crate::outcome::StepResult;
 use crate::schedule::{Isolation, SeatStatus, Wait};
+use crate::sqlstate::SqlState;
 
 use super::locks::WaitOn;
 use super::mvcc::{SeatVal, TxId, VerId, NOBODY};
@@ -136,7 +137,7 @@ impl Engine<'_> {
         }
         match r.kind {
             Kind::Lock(Wait::Nowait) => Visit::Fail(error(
-                "55P03",
+                SqlState::LockNotAvailable,
                 "could not obtain lock on row in relation \"show_seats\"",
             )),
             Kind::Lock(Wait::SkipLocked) => {
@@ -166,7 +167,7 @@ impl Engine<'_> {
     ) -> Visit {
         if matches!(r.kind, Kind::Lock(Wait::Nowait)) {
             return Visit::Fail(error(
-                "55P03",
+                SqlState::LockNotAvailable,
                 "could not obtain lock on row in relation \"show_seats\"",
             ));
         }

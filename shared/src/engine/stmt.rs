@@ -3,6 +3,7 @@
 
 use crate::outcome::StepResult;
 use crate::schedule::{Condition, SeatStatus, Wait};
+use crate::sqlstate::SqlState;
 
 use super::mvcc::{SeatVal, Snap, TxId, VerId};
 
@@ -172,23 +173,23 @@ pub(crate) enum Visit {
     Fail(StepResult),
 }
 
-pub(crate) fn error(code: &str, message: &str) -> StepResult {
+pub(crate) fn error(code: SqlState, message: &str) -> StepResult {
     StepResult::Error {
-        code: code.to_string(),
+        code,
         message: message.to_string(),
     }
 }
 
 pub(crate) fn concurrent_update() -> StepResult {
     error(
-        "40001",
+        SqlState::SerializationFailure,
         "could not serialize access due to concurrent update",
     )
 }
 
 pub(crate) fn rw_dependencies() -> StepResult {
     error(
-        "40001",
+        SqlState::SerializationFailure,
         "could not serialize access due to read/write dependencies among transactions",
     )
 }

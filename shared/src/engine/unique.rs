@@ -4,6 +4,7 @@
 //! back).
 
 use crate::outcome::StepResult;
+use crate::sqlstate::SqlState;
 
 use super::locks::WaitOn;
 use super::mvcc::{Row, Table};
@@ -52,7 +53,7 @@ impl Engine<'_> {
                     return Poll::Wait;
                 }
                 return Poll::Done(error(
-                    "23505",
+                    SqlState::UniqueViolation,
                     "duplicate key value violates unique constraint \"booking_seats_show_id_seat_id_key\"",
                 ));
             }

@@ -118,7 +118,7 @@ impl Event<'_> {
             return Some(format!(
                 "{who}'s {} failed: {} ({code})",
                 e.op.name(),
-                error_words(code, message)
+                code.story_words(message)
             ));
         }
         let line = match (&e.op, result) {
@@ -363,19 +363,6 @@ fn seen(rows: &[SeenRow], asked: &[String]) -> String {
     }
 }
 
-/// A failure in a few words.
-fn error_words(code: &str, message: &str) -> String {
-    match code {
-        "40001" => "a serialization failure".to_string(),
-        "40P01" => "a deadlock, and PostgreSQL failed it to break the cycle".to_string(),
-        "55P03" => "the row was locked, and NOWAIT does not wait".to_string(),
-        "23505" => "a ticket for the seat already exists".to_string(),
-        "25P02" => "the transaction had already failed".to_string(),
-        "57014" => "it was cancelled".to_string(),
-        _ => message.to_string(),
-    }
-}
-
 /// An answer in words, for a line that has no better one.
 fn answer_words(answer: Answer) -> &'static str {
     match answer {
@@ -397,7 +384,7 @@ fn result_words(result: &StepResult) -> String {
         StepResult::Ok { rows: None } => "done".to_string(),
         StepResult::Skipped => "skipped".to_string(),
         StepResult::Answer { answer } => answer_words(*answer).to_string(),
-        StepResult::Error { code, message } => format!("{} ({code})", error_words(code, message)),
+        StepResult::Error { code, message } => format!("{} ({code})", code.story_words(message)),
         StepResult::RolledBack => "rolled back".to_string(),
     }
 }

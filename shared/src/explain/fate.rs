@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::{join, number, title};
 use crate::outcome::{Answer, Outcome, StepResult};
 use crate::schedule::{Op, SeatStatus};
+use crate::sqlstate::SqlState;
 
 /// What happened to a group of seats that ended the same way.
 pub(super) struct Fate {
@@ -40,7 +41,7 @@ impl Fate {
         for (who, why) in &self.losers {
             match by.iter_mut().find(|(r, _)| r == why) {
                 Some((_, names)) => names.push(title(who)),
-                None => by.push((*why, vec![title(who)])),
+                None => by.push((why.clone(), vec![title(who)])),
             }
         }
         let parts: Vec<String> = by
@@ -56,15 +57,13 @@ impl Fate {
                 };
                 match why {
                     Refused::SoldOut => format!("{who} {were} told {it} sold out"),
-                    Refused::Busy => {
-                        format!("{who} {were} told {they} busy (55P03, lock not available)")
-                    }
-                    Refused::Serialization => {
-                        format!("{who} {were} refused by a serialization failure (40001)")
-                    }
-                    Refused::Deadlock => format!("{who} {were} the deadlock victim (40P01)"),
-                    Refused::Duplicate => {
-                        format!("{who} {were} refused a second ticket (23505, duplicate key)")
+                    Refused::Busy => format!(
+                        "{who} {were} told {they} busy {}",
+                        SqlState::LockNotAvailable.tag()
+                    ),
+                    Refused::Error(code) => {
+                        let words = code.refused_words().unwrap_or_default();
+                        format!("{who} {were} {words}")
                     }
                     Refused::HoldGone => format!("{who} {were} told the hold had run out"),
                 }
@@ -251,13 +250,12 @@ pub(super) fn fates(outcome: &Outcome) -> Vec<Fate> {
 }
 
 /// How a buyer with no seat was refused, as their application told them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(super) enum Refused {
     SoldOut,
     Busy,
-    Serialization,
-    Deadlock,
-    Duplicate,
+    /// An error that is a refusal of its own (`SqlState::refused_words`): 40001, 40P01, 23505.
+    Error(SqlState),
     HoldGone,
 }
 
@@ -267,11 +265,9 @@ fn refused(outcome: &Outcome, actor: &str) -> Refused {
     let mut why = Refused::SoldOut;
     for e in outcome.entries.iter().filter(|e| e.trace.actor == actor) {
         why = match (&e.op, e.trace.result.as_ref()) {
-            (_, Some(StepResult::Error { code, .. })) => match code.as_str() {
-                "55P03" => Refused::Busy,
-                "40001" => Refused::Serialization,
-                "40P01" => Refused::Deadlock,
-                "23505" => Refused::Duplicate,
+            (_, Some(StepResult::Error { code, .. })) => match code {
+                SqlState::LockNotAvailable => Refused::Busy,
+                code if code.refused_words().is_some() => Refused::Error(code.clone()),
                 _ => why,
             },
             (

@@ -16,6 +16,7 @@ use crate::explain;
 use crate::outcome::{Outcome, StepResult};
 use crate::schedule::{Op, Schedule};
 use crate::sql::{self, Param, Statement};
+use crate::sqlstate::SqlState;
 
 use printed::result;
 use tester::{Item, Printed, Tester};
@@ -157,7 +158,7 @@ impl Spec<'_, '_> {
         self.plan
             .iter()
             .filter(
-                |s| matches!(s.result(), Some(StepResult::Error { code, .. }) if code == "40P01"),
+                |s| matches!(s.result(), Some(StepResult::Error { code, .. }) if *code == SqlState::DeadlockDetected),
             )
             .map(|s| s.actor.name.as_str())
             .collect()

@@ -10,6 +10,7 @@ use crate::explain;
 use crate::outcome::{Answer, Outcome, SeenRow, StepResult};
 use crate::schedule::{ClockUnit, Op, Schedule, SeatStatus, CLOCK};
 use crate::sql::{self, Param};
+use crate::sqlstate::SqlState;
 
 /// The scripts in the default schema (`SCHEMA`): the setup first (labelled by `setup_label`), then one
 /// per buyer, labelled with its name.
@@ -41,7 +42,7 @@ pub fn psql_scripts_in(
 
     let label = setup_label(schedule);
     let deadlock = outcome.entries.iter().any(
-        |e| matches!(&e.trace.result, Some(StepResult::Error { code, .. }) if code == "40P01"),
+        |e| matches!(&e.trace.result, Some(StepResult::Error { code, .. }) if *code == SqlState::DeadlockDetected),
     );
     let files: Vec<String> = buyers.iter().map(|b| format!("{b}.sql")).collect();
     let mut setup = format!(

@@ -28,6 +28,8 @@ pub use order::Stuck;
 
 use serde::{Deserialize, Serialize};
 
+use crate::defences::Defence;
+
 /// Limits that keep a run bounded, in the browser and on the real database alike.
 pub const MAX_ACTORS: usize = 8;
 pub const MAX_OPS_PER_ACTOR: usize = 32;
@@ -67,7 +69,7 @@ pub struct Actor {
     /// The condition of each operation of `program`, index for index.
     pub conditions: Vec<Condition>,
     /// The defence that generated the program, when the file named one.
-    pub defence: Option<String>,
+    pub defence: Option<Defence>,
 }
 
 impl Actor {

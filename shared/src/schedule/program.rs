@@ -8,7 +8,7 @@ use super::{
     Actor, Condition, Op, ProgramSpec, Scenario, ScheduleError, SeatStatus, CLOCK, MAX_MINUTES,
     MAX_OPS_PER_ACTOR,
 };
-use crate::defences;
+use crate::defences::Defence;
 
 /// The actor `name` with its program, checked.
 pub(super) fn actor(
@@ -33,7 +33,7 @@ pub(super) fn actor(
             (ops, conditions, None)
         }
         ProgramSpec::Defence { defence, seats } => {
-            let (ops, conditions) =
+            let (ops, conditions, defence) =
                 defence_program(&field, name, &defence, seats, scenario, seat_ids)?;
             (
                 ops,
@@ -99,7 +99,7 @@ fn defence_program(
     seats: Option<Vec<String>>,
     scenario: &Scenario,
     seat_ids: &[&str],
-) -> Result<(Vec<Op>, Vec<Condition>), ScheduleError> {
+) -> Result<(Vec<Op>, Vec<Condition>, Defence), ScheduleError> {
     if actor == CLOCK {
         return Err(ScheduleError::new(
             format!("{field}.defence"),
@@ -119,16 +119,19 @@ fn defence_program(
             known_seat(&format!("{field}.seats[{i}]"), seat, seat_ids)?;
         }
     }
-    defences::program(defence, &seats).ok_or_else(|| {
-        ScheduleError::new(
+    let Some(known) = Defence::parse(defence) else {
+        let ids: Vec<&str> = Defence::ids().collect();
+        return Err(ScheduleError::new(
             format!("{field}.defence"),
             format!(
                 "unknown defence {defence:?}{}: choose one of {}",
-                super::suggest::aside(defence, defences::NAMES),
-                defences::NAMES.join(", ")
+                super::suggest::aside(defence, &ids),
+                ids.join(", ")
             ),
-        )
-    })
+        ));
+    };
+    let (ops, conditions) = known.program(&seats);
+    Ok((ops, conditions, known))
 }
 
 fn known_seat(field: &str, seat: &str, seat_ids: &[&str]) -> Result<(), ScheduleError> {

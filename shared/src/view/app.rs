@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 
 use super::entry_state;
+use super::refusal::Refusal;
 use super::EntryState;
 use crate::outcome::{Answer, Outcome, StepResult, Tables};
 use crate::schedule::{Condition, Op, Schedule, SeatStatus};
@@ -17,23 +18,6 @@ pub enum Got {
     Booked,
     /// Held, until this minute on the virtual clock when it is known.
     Held(Option<i64>),
-}
-
-/// Why the application was refused, as it tells its user.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Refusal {
-    /// The seats were taken (a read, a claim of no rows, a hold answered `unavailable`).
-    SoldOut(Vec<String>),
-    /// It remembered the seats as taken and did not send its write.
-    RemembersTaken(Vec<String>),
-    /// Locked right now: NOWAIT (55P03) or a hold answered `busy`.
-    Busy(Vec<String>, Option<String>),
-    /// A ticket for the seat already exists (23505).
-    TicketExists(Vec<String>),
-    /// Any other error, by SQLSTATE (40001, 40P01…): worth trying again.
-    Error(String),
-    /// A retried hold found its hold gone.
-    HoldGone,
 }
 
 /// The last thing the application told its user that is not "this seat is yours".
@@ -164,12 +148,8 @@ impl App {
                 return;
             }
             (_, StepResult::Error { code, .. }) => {
-                let refusal = match code.as_str() {
-                    "55P03" => Refusal::Busy(seats, Some(code.clone())),
-                    "23505" => Refusal::TicketExists(seats),
-                    // An earlier error failed the transaction: that one is the reason.
-                    "25P02" => return,
-                    other => Refusal::Error(other.to_string()),
+                let Some(refusal) = Refusal::of_error(code, &seats) else {
+                    return;
                 };
                 let reason = match tx {
                     Some(t) => t.failed.get_or_insert(refusal).clone(),
@@ -245,21 +225,15 @@ impl App {
                 self.said = Some(Said::Refused(Refusal::SoldOut(seats)));
                 None
             }
-            (Op::Hold { .. }, StepResult::Answer { answer }) => match answer {
-                Answer::Held => Some(held(&seats)),
-                Answer::Busy => {
-                    self.said = Some(Said::Refused(Refusal::Busy(seats, None)));
-                    None
+            (Op::Hold { .. }, StepResult::Answer { answer }) => {
+                match Refusal::of_hold(*answer, &seats) {
+                    None => Some(held(&seats)),
+                    Some(refusal) => {
+                        self.said = Some(Said::Refused(refusal));
+                        None
+                    }
                 }
-                Answer::Expired => {
-                    self.said = Some(Said::Refused(Refusal::HoldGone));
-                    None
-                }
-                _ => {
-                    self.said = Some(Said::Refused(Refusal::SoldOut(seats)));
-                    None
-                }
-            },
+            }
             (Op::RedisHold { .. }, StepResult::Answer { answer }) => {
                 if *answer == Answer::Held {
                     let until = after.clock + hold_minutes;

@@ -12,12 +12,17 @@ use crate::Outcome;
 pub mod app;
 pub mod map;
 pub mod phone;
+pub mod refusal;
+pub mod reply;
 pub mod room;
 pub mod step;
+pub mod words;
 
-pub use app::{app_at, App, Got, Refusal, Said};
+pub use app::{app_at, App, Got, Said};
 pub use map::{map_at, redis_at, MapSeat, RedisRow};
-pub use phone::{buyers, memories, phone, phones, refusal_words, Memory, Phone, Tone};
+pub use phone::{buyers, memories, phone, phones, Memory, Phone, Tone};
+pub use refusal::Refusal;
+pub use reply::{reply, Request};
 pub use step::{deciding_step, goal_at, is_bad, playable, prefix, run, verdict_at, StepVerdict};
 
 /// The name of a buyer as the page writes it: `omar` → "Omar", `a` → "A".

@@ -2,9 +2,11 @@
 
 use std::collections::BTreeMap;
 
-use super::app::{app_at, App, Got, Refusal, Said};
+use super::app::{app_at, App, Got, Said};
+use super::refusal::Refusal;
+use super::words;
 use super::{display_name, tables_at, told_at};
-use crate::engine::join;
+use crate::engine::capitalise;
 use crate::schedule::{ClockUnit, Op, Schedule, CLOCK};
 use crate::Outcome;
 
@@ -106,18 +108,14 @@ pub fn phone(schedule: &Schedule, outcome: &Outcome, actor: &str, step: usize) -
     let ran_out = |seat: &String| matches!(got(seat), Got::Held(Some(u)) if u < clock);
     let yours: Vec<String> = told.iter().filter(|s| !ran_out(s)).cloned().collect();
     let phone = |text: String, tone: Tone, until: Option<i64>| Phone {
-        text,
+        text: capitalise(&text),
         tone,
         yours: yours.clone(),
         until,
     };
     if let Some(on) = &app.waiting {
         let on: Vec<String> = on.iter().map(|a| display_name(a)).collect();
-        return phone(
-            format!("Working… waiting for {}", join(&on)),
-            Tone::Busy,
-            None,
-        );
+        return phone(words::waiting(&on), Tone::Busy, None);
     }
     if !yours.is_empty() {
         let booked: Vec<String> = yours
@@ -137,30 +135,24 @@ pub fn phone(schedule: &Schedule, outcome: &Outcome, actor: &str, step: usize) -
                 Got::Booked => None,
             })
             .min();
-        let mut text = String::new();
+        let mut parts = Vec::new();
         if !booked.is_empty() {
-            text = format!("Booked: {} {} yours", join(&booked), is(&booked));
+            parts.push(words::booked(&booked));
         }
         if !held.is_empty() {
-            if !text.is_empty() {
-                text.push_str("; ");
-            }
             let deadline = until
                 .map(|u| format!(" until {}", unit.at(u)))
                 .unwrap_or_default();
             let next = if app.paid {
-                "paid, waiting for the ticket"
+                words::PAID_WAITING
             } else {
-                "pay now"
+                words::PAY_NOW
             };
-            text.push_str(&format!(
-                "{} {} held for you{deadline}: {next}",
-                join(&held),
-                is(&held)
-            ));
+            parts.push(words::held(&held, &deadline, Some(next)));
         }
+        let mut text = parts.join("; ");
         if let Some(Said::Refused(r)) = &app.said {
-            text.push_str(&format!(" (asked again: {})", refusal_words(r)));
+            text.push_str(&words::asked_again(r));
         }
         let tone = if held.is_empty() {
             Tone::Good
@@ -172,7 +164,7 @@ pub fn phone(schedule: &Schedule, outcome: &Outcome, actor: &str, step: usize) -
     let (text, tone, until) = nothing_yours(&app, &told, (clock, unit), &got);
     let mut text = text;
     if app.skipped_for_no_seat {
-        text.push_str(", so no payment");
+        text.push_str(words::SO_NO_PAYMENT);
     }
     phone(text, tone, until)
 }
@@ -185,12 +177,7 @@ fn nothing_yours(
     got: &dyn Fn(&String) -> Got,
 ) -> (String, Tone, Option<i64>) {
     if matches!(app.said, Some(Said::RefundDue)) {
-        return (
-            "Too late for a ticket: your hold had ended, so your money is being refunded"
-                .to_string(),
-            Tone::Bad,
-            None,
-        );
+        return (words::REFUNDED.to_string(), Tone::Bad, None);
     }
     // A hold it still remembers whose deadline has passed, before anything later it did.
     let expired: Vec<(String, i64)> = app
@@ -204,98 +191,27 @@ fn nothing_yours(
     let last_was_take = matches!(app.said, None | Some(Said::Paid | Said::PaymentDeclined));
     if let (Some((_, until)), true) = (expired.last(), last_was_take) {
         let seats: Vec<String> = expired.iter().map(|(s, _)| s.clone()).collect();
-        let paid = if app.paid { ", after you paid" } else { "" };
-        return (
-            format!(
-                "Your hold on {} ran out at {}{paid}",
-                join(&seats),
-                unit.at(*until)
-            ),
-            Tone::Bad,
-            Some(*until),
-        );
+        let text = words::ran_out(&seats, &unit.at(*until), app.paid);
+        return (text, Tone::Bad, Some(*until));
     }
     let _ = told;
     let (text, tone) = match &app.said {
-        None if app.got.is_empty() => ("Choosing a seat".to_string(), Tone::Neutral),
-        None => ("Your seat is gone".to_string(), Tone::Bad),
+        None if app.got.is_empty() => (words::CHOOSING.to_string(), Tone::Neutral),
+        None => (words::SEAT_GONE.to_string(), Tone::Bad),
         Some(Said::Looked { free, taken }) => match (free.is_empty(), taken.is_empty()) {
-            (false, true) => (
-                format!("{} {} free", join(free), looks(free)),
-                Tone::Neutral,
-            ),
-            (_, false) => (
-                format!("Sold out: {} {} taken", join(taken), is(taken)),
-                Tone::Bad,
-            ),
-            (true, true) => ("Nothing to show".to_string(), Tone::Neutral),
+            (false, true) => (words::looks_free(free), Tone::Neutral),
+            (_, false) => (words::refusal(&Refusal::SoldOut(taken.clone())), Tone::Bad),
+            (true, true) => (words::NOTHING_TO_SHOW.to_string(), Tone::Neutral),
         },
-        Some(Said::Working(seats)) if seats.is_empty() => ("Booking…".to_string(), Tone::Neutral),
-        Some(Said::Working(seats)) => (format!("Booking {}…", join(seats)), Tone::Neutral),
-        Some(Said::Refused(r)) => (capitalised(&refusal_words(r)), Tone::Bad),
-        Some(Said::Paid) => ("Paid, but you hold no seat".to_string(), Tone::Bad),
-        Some(Said::PaymentDeclined) => ("Your payment was declined".to_string(), Tone::Bad),
+        Some(Said::Working(seats)) => (words::booking(seats), Tone::Neutral),
+        Some(Said::Refused(r)) => (words::refusal(r), Tone::Bad),
+        Some(Said::Paid) => (words::PAID_NO_SEAT.to_string(), Tone::Bad),
+        Some(Said::PaymentDeclined) => (words::DECLINED.to_string(), Tone::Bad),
         Some(Said::RefundDue) => unreachable!("answered above"),
-        Some(Said::Released) => ("You let the seat go".to_string(), Tone::Neutral),
-        Some(Said::NothingToRelease) => (
-            "Your hold had already ended: nothing to let go".to_string(),
-            Tone::Neutral,
-        ),
+        Some(Said::Released) => (words::RELEASED.to_string(), Tone::Neutral),
+        Some(Said::NothingToRelease) => (words::NOTHING_TO_RELEASE.to_string(), Tone::Neutral),
     };
     (text, tone, None)
-}
-
-/// A refusal as the phone words it, starting in lowercase.
-pub fn refusal_words(r: &Refusal) -> String {
-    match r {
-        Refusal::SoldOut(seats) | Refusal::RemembersTaken(seats) => {
-            format!("sold out: {} {} taken", join(seats), is(seats))
-        }
-        Refusal::Busy(seats, code) => {
-            let code = code
-                .as_ref()
-                .map(|c| format!(" ({c}, lock not available)"))
-                .unwrap_or_default();
-            let those = if seats.len() > 1 {
-                "those seats are"
-            } else {
-                "that seat is"
-            };
-            format!("{those} busy right now{code}: pick again")
-        }
-        Refusal::TicketExists(seats) => format!(
-            "sold out: {} already {} a ticket (23505, duplicate key)",
-            join(seats),
-            if seats.len() > 1 { "have" } else { "has" }
-        ),
-        Refusal::Error(code) => match code.as_str() {
-            "40001" => "someone booked at the same time (40001, serialization failure): try again"
-                .to_string(),
-            "40P01" => "two bookings blocked each other (40P01, deadlock): try again".to_string(),
-            other => format!("something went wrong (error {other}): try again"),
-        },
-        Refusal::HoldGone => "your hold is gone: pick a seat again".to_string(),
-    }
-}
-
-fn capitalised(text: &str) -> String {
-    crate::engine::capitalise(text)
-}
-
-fn is(seats: &[String]) -> &'static str {
-    if seats.len() > 1 {
-        "are"
-    } else {
-        "is"
-    }
-}
-
-fn looks(seats: &[String]) -> &'static str {
-    if seats.len() > 1 {
-        "look"
-    } else {
-        "looks"
-    }
 }
 
 /// What a buyer's application knows once the first `step` entries have run: the seats it

@@ -11,7 +11,7 @@ mod paths;
 use serde_json::Value;
 use shared::assess::assess;
 use shared::export::fixture_json;
-use shared::{engine, scenarios, Schedule, ScheduleError};
+use shared::{engine, scenarios, Defence, Schedule, ScheduleError};
 
 use mutate::{mutate, Expected, Rng};
 use paths::resolve;
@@ -35,9 +35,9 @@ fn valid_files() -> Vec<(String, String)> {
     for b in scenarios::all() {
         for defence in [
             None,
-            Some("lock_row"),
-            Some("hold_confirm"),
-            Some("serializable_retry"),
+            Some(Defence::LockRow),
+            Some(Defence::HoldConfirm),
+            Some(Defence::SerializableRetry),
         ] {
             let file = b.file_with_defence(defence);
             let name = format!("{} with {defence:?}", b.id);

@@ -182,7 +182,12 @@ async fn proceed(rooms: &Rooms, begun: begin::Begun, kind: Kind) -> Result<Reply
                 } else {
                     vec![]
                 };
-                let message = words::message(room, &kind, ran.holding, &ran.done);
+                // Checked when set: a tap under an unknown defence never ran (`plan`), and the
+                // words of a payment or a cancel do not depend on it.
+                let defence = shared::Defence::parse(&room.settings.defence)
+                    .unwrap_or(shared::Defence::AtomicUpdate);
+                let hold = room.settings.hold_seconds;
+                let message = words::message(defence, hold, &kind, ran.holding, &ran.done);
                 let outcome = match ran.fault {
                     Some(e) => Err(e),
                     None => Ok(Reply {

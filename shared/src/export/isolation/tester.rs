@@ -12,6 +12,7 @@ use std::collections::BTreeSet;
 
 use super::super::Sent;
 use crate::outcome::{Outcome, StepResult};
+use crate::sqlstate::SqlState;
 
 /// An item of the permutation.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -56,7 +57,7 @@ impl<'p, 'a> Tester<'p, 'a> {
         let late = outcome
             .entries
             .iter()
-            .filter(|e| matches!(&e.trace.result, Some(StepResult::Error { code, .. }) if code == "40P01"))
+            .filter(|e| matches!(&e.trace.result, Some(StepResult::Error { code, .. }) if *code == SqlState::DeadlockDetected))
             .filter_map(|e| e.trace.completed_after)
             .collect();
         let mut t = Tester {
@@ -81,7 +82,7 @@ impl<'p, 'a> Tester<'p, 'a> {
             // for it, have the victim's session wait for it first.
             if t.late.contains(&k) && !t.is_active(&plan[next].actor.name) {
                 let victim = t.waiting.iter().copied().find(|&w| {
-                    matches!(plan[w].result(), Some(StepResult::Error { code, .. }) if code == "40P01")
+                    matches!(plan[w].result(), Some(StepResult::Error { code, .. }) if *code == SqlState::DeadlockDetected)
                         && plan[w].completed_after() == Some(k)
                 });
                 if let Some(v) = victim {

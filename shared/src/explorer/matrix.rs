@@ -1,0 +1,258 @@
+//! The defence × scenario matrix of chapters 4 and 5: per cell, every order of buyers racing for
+//! one seat with one defence, and how the buyers who got no seat were stopped, in sentences.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use super::stop::{Stop, NOT_STOPPED};
+use super::{explore, Exploration};
+use crate::defences::Defence;
+use crate::schedule::{ProgramSpec, Scenario, Schedule, ScheduleFile, SeatSpec, SeatStatus, CLOCK};
+
+/// A column of the defence × scenario matrix: buyers racing for one seat.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct MatrixScenario {
+    pub id: &'static str,
+    pub title: &'static str,
+    /// The buyers, each running the row's defence for seat A7.
+    pub buyers: &'static [&'static str],
+    /// The clock moves on this many minutes at some point of the race (past the 10-minute
+    /// hold, so a hold can run out under a buyer who is still paying).
+    pub clock: Option<u32>,
+}
+
+const MATRIX_SCENARIOS: &[MatrixScenario] = &[
+    MatrixScenario {
+        id: "two-buyers",
+        title: "Two buyers",
+        buyers: &["adam", "omar"],
+        clock: None,
+    },
+    MatrixScenario {
+        id: "three-buyers",
+        title: "Three buyers",
+        buyers: &["adam", "omar", "zoe"],
+        clock: None,
+    },
+    MatrixScenario {
+        id: "hold-runs-out",
+        title: "Two buyers, a hold runs out",
+        buyers: &["adam", "omar"],
+        clock: Some(11),
+    },
+];
+
+/// The rows of the matrix: the defences that race for a seat, from SQL alone to the hold and
+/// the Redis SET NX hold (each titled by `Defence::title`).
+const MATRIX_DEFENCES: &[Defence] = &[
+    Defence::CheckThenAct,
+    Defence::Transaction,
+    Defence::AtomicUpdate,
+    Defence::LockRow,
+    Defence::UniqueConstraint,
+    Defence::Serializable,
+    Defence::RepeatableRead,
+    Defence::LockNowait,
+    Defence::SkipLocked,
+    Defence::HoldConfirm,
+    Defence::RedisHold,
+    Defence::RedisUpdate,
+];
+
+/// The matrix's scenarios (its columns), in the order the page shows them.
+pub fn matrix_scenarios() -> &'static [MatrixScenario] {
+    MATRIX_SCENARIOS
+}
+
+/// The matrix's defences (its rows), in the order the page shows them.
+pub fn matrix_defences() -> &'static [Defence] {
+    MATRIX_DEFENCES
+}
+
+/// The most orders one cell explores: every cell has fewer (34,650 at most, three buyers who
+/// never wait); a cell that grew past it says so (`complete` is false) instead of freezing the
+/// page.
+pub const MATRIX_CELL_LIMIT: u64 = 50_000;
+
+/// The schedule of one cell: every buyer of `scenario` runs `defence` for seat A7 (show 501,
+/// holds of 10 minutes), with the clock's move if the scenario has one; its order is the race
+/// with every buyer's step in turn, a waiting buyer passing its turn. `None` for a defence or
+/// scenario that is not in the matrix.
+pub fn matrix_schedule(defence: Defence, scenario: &str) -> Option<Schedule> {
+    let row = MATRIX_DEFENCES.contains(&defence).then_some(defence)?;
+    let column = MATRIX_SCENARIOS.iter().find(|s| s.id == scenario)?;
+    let seats = vec!["A7".to_string()];
+    let mut actors: BTreeMap<String, ProgramSpec> = column
+        .buyers
+        .iter()
+        .map(|b| {
+            let spec = ProgramSpec::Defence {
+                defence: row.id().to_string(),
+                seats: Some(seats.clone()),
+            };
+            (b.to_string(), spec)
+        })
+        .collect();
+    if let Some(minutes) = column.clock {
+        actors.insert(
+            CLOCK.to_string(),
+            ProgramSpec::Ops(vec![
+                serde_json::json!({"op": "advance", "minutes": minutes}),
+            ]),
+        );
+    }
+    let file = ScheduleFile {
+        version: 1,
+        name: format!("{}: {}", column.title, row.title()),
+        description: Some(row.summary().to_string()),
+        scenario: Scenario {
+            show: 501,
+            hold_minutes: 10,
+            clock: 0,
+            clock_unit: crate::schedule::ClockUnit::Minute,
+            seats: vec![SeatSpec {
+                id: seats[0].clone(),
+                status: SeatStatus::Available,
+                holder: None,
+                until: None,
+            }],
+        },
+        actors: actors.into_iter().collect(),
+        order: Vec::new(),
+        expect: None,
+    };
+    // The file gives no order: the default one is exactly this race (`Schedule::round_robin`).
+    Some(Schedule::parse(file).expect("the matrix's schedules are valid"))
+}
+
+/// One way the orders of a cell ended for the buyers who got no seat: a stop, or nobody
+/// stopped (a double booking), and in how many orders.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Way {
+    /// `None`: nobody was stopped, the seat was sold twice.
+    pub stop: Option<Stop>,
+    pub words: String,
+    /// The orders in which some buyer was stopped this way.
+    pub orders: u64,
+    /// One of them, as actor names: loaded into the lab when the reader picks the cell.
+    pub example: Vec<String>,
+}
+
+/// One cell of the matrix: every feasible order of the cell's schedule, and how the buyers who
+/// got no seat were stopped.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct MatrixCell {
+    pub defence: Defence,
+    pub scenario: String,
+    pub exploration: Exploration,
+    /// The ways, the double booking first, then by orders (most first).
+    pub ways: Vec<Way>,
+    /// In sentences, with how many orders each way: "24 of 70 orders sell the seat twice. In
+    /// the other 46, the second buyer saw the seat taken and did not write (46)."
+    pub summary: String,
+}
+
+impl MatrixCell {
+    /// The order to load when the reader picks the cell: a double booking if there is one,
+    /// else an example of the commonest way.
+    pub fn example(&self) -> &[String] {
+        self.ways
+            .first()
+            .map(|w| w.example.as_slice())
+            .unwrap_or_default()
+    }
+}
+
+/// Explores one cell: every feasible order (at most `MATRIX_CELL_LIMIT`), in tens of
+/// milliseconds at most. `None` for a defence or scenario that is not in the matrix.
+pub fn matrix_cell(defence: Defence, scenario: &str) -> Option<MatrixCell> {
+    let schedule = matrix_schedule(defence, scenario)?;
+    let exploration = explore(&schedule, MATRIX_CELL_LIMIT);
+    let ways = ways(&exploration);
+    Some(MatrixCell {
+        defence,
+        scenario: scenario.to_string(),
+        summary: summary(&exploration, &ways),
+        ways,
+        exploration,
+    })
+}
+
+/// The ways of a cell's orders: the double bookings first, then each stop by the orders it
+/// ended (most first, then by words).
+fn ways(e: &Exploration) -> Vec<Way> {
+    let mut ways: Vec<Way> = Vec::new();
+    for g in &e.groups {
+        let stops: Vec<Option<&Stop>> = if g.verdict.double_booked {
+            vec![None]
+        } else {
+            g.stops.iter().map(Some).collect()
+        };
+        for stop in stops {
+            match ways.iter_mut().find(|w| w.stop.as_ref() == stop) {
+                Some(way) => way.orders += g.count,
+                None => ways.push(Way {
+                    stop: stop.cloned(),
+                    words: stop.map_or_else(|| NOT_STOPPED.to_string(), Stop::words),
+                    orders: g.count,
+                    example: g.example.clone(),
+                }),
+            }
+        }
+    }
+    ways.sort_by(|a, b| {
+        b.stop
+            .is_none()
+            .cmp(&a.stop.is_none())
+            .then(b.orders.cmp(&a.orders))
+            .then_with(|| a.words.cmp(&b.words))
+    });
+    ways
+}
+
+/// "1 order", "6 orders".
+fn n_orders(n: u64) -> String {
+    if n == 1 {
+        "1 order".to_string()
+    } else {
+        format!("{n} orders")
+    }
+}
+
+/// The cell's words, as sentences: how many orders sell the seat twice, and how the others
+/// stopped the buyers who got no seat, with how many orders each (the most common first).
+fn summary(e: &Exploration, ways: &[Way]) -> String {
+    let stopped: Vec<String> = ways
+        .iter()
+        .filter(|w| w.stop.is_some())
+        .map(|w| format!("{} ({})", w.words, n_orders(w.orders)))
+        .collect();
+    let how = match stopped.as_slice() {
+        [] => String::new(),
+        [one] => format!(" The buyer who missed out {one}."),
+        many => format!(
+            " The buyers who missed out were stopped in {} ways: {}.",
+            many.len(),
+            many.join("; ")
+        ),
+    };
+    let of = if e.complete {
+        String::new()
+    } else {
+        format!(" (the first {} orders only)", e.orders)
+    };
+    match e.double_booked() {
+        0 => format!(
+            "None of the {}{of} sells the seat twice.{how}",
+            n_orders(e.orders)
+        ),
+        d if d == e.orders => format!("All {}{of} sell the seat twice.", n_orders(d)),
+        d => format!(
+            "{d} of {}{of} sell the seat twice. In the other {}:{}",
+            n_orders(e.orders),
+            e.orders - d,
+            how.replacen(" The buyer", " the buyer", 1)
+        ),
+    }
+}
