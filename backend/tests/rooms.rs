@@ -320,7 +320,13 @@ async fn backend_load_drives_the_room_api_and_reports_what_the_buyers_were_told(
     };
     let report = backend::load::run(&load).await.expect("the load run");
     assert_eq!(report.attempts, 6);
-    assert_eq!(report.told.values().sum::<u64>(), 2, "{:?}", report.told);
+    // Each buyer taps one of the two seats at random (all six pick the same one about one run
+    // in 32): every seat tapped was told to exactly one buyer.
+    assert!(
+        (1..=2).contains(&report.told.len()) && report.told.values().all(|&n| n == 1),
+        "{:?}",
+        report.told
+    );
     assert_eq!(report.double_bookings(), 0);
     assert_eq!(report.scoreboard["double_bookings"], 0);
     let words = backend::load::describe(&load, &report);
