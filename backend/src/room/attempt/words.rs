@@ -3,7 +3,7 @@
 
 use shared::outcome::{Answer, StepResult};
 
-use super::{Done, Kind};
+use crate::room::request::{Done, Kind};
 use crate::room::store::Room;
 
 /// What the phone says, in words.
@@ -24,12 +24,9 @@ pub(super) fn message(room: &Room, kind: &Kind, holding: bool, done: &[Done]) ->
         Kind::Tap(seats) => {
             let seats = seats.join(", ");
             if holding {
-                if room.settings.pays() {
+                if room.settings.defence.pays() {
                     format!("you hold {seats}: {hold} s left, pay now")
-                } else if matches!(
-                    room.settings.defence.as_str(),
-                    "atomic_update" | "lock_nowait"
-                ) {
+                } else if matches!(room.settings.defence.id(), "atomic_update" | "lock_nowait") {
                     format!("you hold {seats} for {hold} s")
                 } else {
                     format!("{seats} is yours")
