@@ -8,8 +8,9 @@
 //!
 //! By concept: `hub` (the parts put together, and the background tasks started), `error` (why a
 //! request was refused), `settings` (what a facilitator chooses, validated), `store` (rooms and
-//! tokens), `participants` (who joins), `booking` (the round's schema and its pool), `exec` (one statement
-//! and its answer), `request` (a request as data), `attempt` (a tap, a payment, a cancel),
+//! tokens), `participants` (who joins), `booking` (the round's schema and its pool), `exec` (one
+//! statement and its answer), `request` (a request as data), `attempt` (a tap, a payment, a
+//! cancel),
 //! `record` (what a request leaves behind), `recorder` (the records, batched), `batch` (one
 //! statement for many requests), `redis` (the real Redis of the Redis hold), `state` (what
 //! every screen shows), `live` (LISTEN/NOTIFY fan-out to the event streams), `notifier` (this
