@@ -203,7 +203,7 @@ test('two phones race for one seat: exactly one holds it, the projector shows it
   await host.page.locator('[data-testid="finish"]').click();
   await host.page.locator('[data-testid="defence"]').selectOption('hold_confirm');
   await host.page.locator('[data-testid="apply"]').click();
-  await host.page.locator('[data-testid="host-notice"]').filter({ hasText: 'the next round uses hold_confirm' }).waitFor({ timeout: 10_000 });
+  await host.page.locator('[data-testid="host-notice"]').filter({ hasText: 'the next round uses Hold, pay, confirm' }).waitFor({ timeout: 10_000 });
   await host.page.locator('[data-testid="start"]').click();
   const a3 = loser.page.locator('[data-testid="room-seat-A3"]');
   await a3.and(loser.page.locator(':enabled')).waitFor({ timeout: 15_000 });

@@ -11,7 +11,9 @@ mod rooms {
 use reqwest::StatusCode;
 use rooms::support::{serve, Api, Db};
 use serde_json::{json, Value};
-use shared::view::room::{Answer, Asked, Phase, Phone, RoomSeat, Tone};
+use shared::protocol::room::RoomState;
+use shared::view::room::{Answer, Asked, Phone, Tone};
+use shared::Defence;
 
 #[tokio::test]
 async fn the_options_offer_every_room_defence_with_its_summary_and_bounds() {
@@ -25,9 +27,16 @@ async fn the_options_offer_every_room_defence_with_its_summary_and_bounds() {
         .iter()
         .map(|d| d["name"].as_str().unwrap())
         .collect();
-    assert_eq!(names, backend::room::settings::ROOM_DEFENCES);
+    let offered: Vec<&str> = backend::room::settings::ROOM_DEFENCES
+        .iter()
+        .map(|d| d.id())
+        .collect();
+    assert_eq!(names, offered);
     for d in options["defences"].as_array().unwrap() {
         assert!(d["summary"].as_str().is_some_and(|s| !s.is_empty()), "{d}");
+        // Its title, as every page shows it: never its identifier.
+        let defence = Defence::parse(d["name"].as_str().unwrap()).unwrap();
+        assert_eq!(d["title"], defence.title(), "{d}");
         let pays = matches!(d["name"].as_str(), Some("hold_confirm" | "redis_hold"));
         assert_eq!(d["pays"], pays, "{d}");
         // Redis answers on this machine: nothing is unavailable.
@@ -81,19 +90,8 @@ async fn ask(api: &Api, code: &str, phone: &mut Phoned, asked: Asked, path: &str
 
 /// The phone's line on the server's state now, on the server's own clock.
 async fn line(api: &Api, code: &str, phone: &Phoned) -> shared::view::room::Line {
-    let state = api.state(code).await;
-    let seats = RoomSeat::all(&state);
-    Phone {
-        phase: Phase::parse(state["phase"].as_str().unwrap()),
-        round: state["round"].as_i64().unwrap(),
-        me: &phone.actor,
-        seats: &seats,
-        pays: state["settings"]["defence"] == "hold_confirm",
-        race_at_ms: state["race_at_ms"].as_i64(),
-        now_ms: state["now_ms"].as_i64().unwrap(),
-        last: phone.last.as_ref(),
-    }
-    .line()
+    let state: RoomState = serde_json::from_value(api.state(code).await).expect("the state");
+    Phone::of(&state, &phone.actor, state.now_ms, phone.last.as_ref()).line()
 }
 
 #[tokio::test]

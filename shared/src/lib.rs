@@ -6,6 +6,7 @@
 pub mod client;
 pub mod defences;
 pub mod outcome;
+pub mod protocol;
 pub mod schedule;
 pub mod sql;
 pub mod sqlstate;

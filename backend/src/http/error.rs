@@ -1,4 +1,6 @@
-//! The HTTP boundary's one error type, and the one place where an error becomes a status.
+//! The HTTP boundary's one error type, and the one place where an error becomes a status and
+//! the one envelope every refusal is sent in (`shared::protocol::ErrorBody`), the live rooms'
+//! (`RoomError`) included.
 //!
 //! Client mistakes get a 4xx whose message names the field and the fix; server-side causes are
 //! logged and never sent.
@@ -8,13 +10,18 @@ use axum::http::header::{ALLOW, CONNECTION, RETRY_AFTER};
 use axum::http::{HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use serde_json::json;
+use shared::protocol::ErrorBody;
 use shared::ScheduleError;
 
 use super::listener::BodyTimeout;
 use crate::db::Fault;
 use crate::executor::ExecError;
 use crate::replay::ReplayError;
+use crate::room::error::RoomError;
+
+/// The largest schedule file `POST /api/runs` and `POST /api/verify` take: past it, a body is
+/// refused as `ApiError::TooLarge`.
+pub const RUN_BODY_LIMIT: usize = 64 * 1024;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ApiError {
@@ -70,6 +77,9 @@ pub enum ApiError {
     NotReady(String),
     #[error("internal: {0}")]
     Internal(String),
+    /// A live room's refusal (`room/error.rs`).
+    #[error("room: {0}")]
+    Room(#[from] RoomError),
 }
 
 impl From<BytesRejection> for ApiError {
@@ -83,7 +93,7 @@ impl From<BytesRejection> for ApiError {
         }
         if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
             ApiError::TooLarge {
-                limit: super::RUN_BODY_LIMIT,
+                limit: RUN_BODY_LIMIT,
             }
         } else {
             ApiError::BadBody(rejection)
@@ -118,7 +128,44 @@ impl From<ReplayError> for ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let (status, field, message) = match &self {
+        let (status, field, message) = self.parts();
+        if status.is_server_error()
+            && !matches!(self, ApiError::Busy { .. } | ApiError::Verifying { .. })
+        {
+            tracing::error!(error = %self, "request failed");
+        }
+        let mut response = (status, Json(ErrorBody::new(field, message))).into_response();
+        let headers = response.headers_mut();
+        match &self {
+            ApiError::Busy { retry_after, .. } | ApiError::Verifying { retry_after, .. } => {
+                headers.insert(RETRY_AFTER, HeaderValue::from(*retry_after));
+            }
+            ApiError::MethodNotAllowed { allow, .. } => {
+                if let Ok(allow) = HeaderValue::from_str(allow) {
+                    headers.insert(ALLOW, allow);
+                }
+            }
+            // The rest of the body is still on its way, or never coming: do not read on.
+            ApiError::BodyTimeout(_) => {
+                headers.insert(CONNECTION, HeaderValue::from_static("close"));
+            }
+            // A room's phone tries again a second later.
+            ApiError::Room(_)
+                if status == StatusCode::TOO_MANY_REQUESTS
+                    || status == StatusCode::SERVICE_UNAVAILABLE =>
+            {
+                headers.insert(RETRY_AFTER, HeaderValue::from_static("1"));
+            }
+            _ => {}
+        }
+        response
+    }
+}
+
+impl ApiError {
+    /// The status, the field at fault and the message the client is sent.
+    fn parts(&self) -> (StatusCode, Option<String>, String) {
+        match self {
             ApiError::BadSchedule(e) => (StatusCode::BAD_REQUEST, Some(e.field.clone()), e.message.clone()),
             ApiError::CannotRun(e) => (StatusCode::UNPROCESSABLE_ENTITY, Some(e.field.clone()), e.message.clone()),
             ApiError::TooLarge { limit } => (
@@ -145,83 +192,68 @@ impl IntoResponse for ApiError {
                 format!("{e}: send the whole body at once, no shorter than its Content-Length"),
             ),
             ApiError::TooCostly(message) => (StatusCode::UNPROCESSABLE_ENTITY, Some("order".to_string()), message.clone()),
-            ApiError::Busy { retry_after, waited } => (
-                StatusCode::SERVICE_UNAVAILABLE,
-                None,
-                format!(
-                    "the server is running as many schedules as it can{}: try again in {retry_after} s",
-                    if *waited { ", and this one waited its turn too long" } else { ", and yours already fill your place in the queue" }
-                ),
-            ),
-            ApiError::Verifying { at_once, retry_after } => (
-                StatusCode::SERVICE_UNAVAILABLE,
-                None,
-                format!(
-                    "the server is already proving {at_once} schedule{} on PostgreSQL, as many as it \
-                     proves at once: try again in {retry_after} s",
-                    if *at_once == 1 { "" } else { "s" }
-                ),
-            ),
             ApiError::MethodNotAllowed { method, allow } => (
                 StatusCode::METHOD_NOT_ALLOWED,
                 None,
                 format!("this route does not take {method}: use {allow}"),
             ),
             ApiError::HeadTooLarge { status, message } => (*status, None, message.clone()),
-            ApiError::DatabaseDown(_) => (
-                StatusCode::SERVICE_UNAVAILABLE,
-                None,
-                "the database is unavailable or overloaded: check that PostgreSQL is running and DATABASE_URL points at it, then try again".to_string(),
-            ),
-            ApiError::TooBusy(e) => (StatusCode::SERVICE_UNAVAILABLE, None, e.to_string()),
-            ApiError::RunTimeout(_) => (
-                StatusCode::SERVICE_UNAVAILABLE,
-                None,
-                "the run did not finish in time on PostgreSQL: try again".to_string(),
-            ),
-            ApiError::DatabaseRestarted(_) => (
-                StatusCode::SERVICE_UNAVAILABLE,
-                None,
-                "the database was restarted and is not taking runs yet: try again in a moment".to_string(),
-            ),
-            ApiError::ConnectionLost(_) => (
-                StatusCode::SERVICE_UNAVAILABLE,
-                None,
-                "a database connection was lost during the run (PostgreSQL was restarted, or the session was ended): nothing of it is reported; try again".to_string(),
-            ),
-            ApiError::NotReady(reason) => (
-                StatusCode::SERVICE_UNAVAILABLE,
-                None,
-                format!("the database is not available yet: {reason}; the server keeps trying to connect: try again in a moment"),
-            ),
             ApiError::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, None, "internal error".to_string()),
-        };
-        if status.is_server_error()
-            && !matches!(self, ApiError::Busy { .. } | ApiError::Verifying { .. })
-        {
-            tracing::error!(error = %self, "request failed");
+            ApiError::Room(e) => room_parts(e),
+            ApiError::Busy { retry_after, waited } => unavailable(format!(
+                "the server is running as many schedules as it can{}: try again in {retry_after} s",
+                if *waited { ", and this one waited its turn too long" } else { ", and yours already fill your place in the queue" }
+            )),
+            ApiError::Verifying { at_once, retry_after } => unavailable(format!(
+                "the server is already proving {at_once} schedule{} on PostgreSQL, as many as it \
+                 proves at once: try again in {retry_after} s",
+                if *at_once == 1 { "" } else { "s" }
+            )),
+            ApiError::DatabaseDown(_) => unavailable(
+                "the database is unavailable or overloaded: check that PostgreSQL is running and DATABASE_URL points at it, then try again".into(),
+            ),
+            ApiError::TooBusy(e) => unavailable(e.to_string()),
+            ApiError::RunTimeout(_) => unavailable("the run did not finish in time on PostgreSQL: try again".into()),
+            ApiError::DatabaseRestarted(_) => unavailable(
+                "the database was restarted and is not taking runs yet: try again in a moment".into(),
+            ),
+            ApiError::ConnectionLost(_) => unavailable(
+                "a database connection was lost during the run (PostgreSQL was restarted, or the session was ended): nothing of it is reported; try again".into(),
+            ),
+            ApiError::NotReady(reason) => unavailable(format!(
+                "the database is not available yet: {reason}; the server keeps trying to connect: try again in a moment"
+            )),
         }
-        let mut response = (
-            status,
-            Json(json!({ "error": { "field": field, "message": message } })),
-        )
-            .into_response();
-        let headers = response.headers_mut();
-        match &self {
-            ApiError::Busy { retry_after, .. } | ApiError::Verifying { retry_after, .. } => {
-                headers.insert(RETRY_AFTER, HeaderValue::from(*retry_after));
-            }
-            ApiError::MethodNotAllowed { allow, .. } => {
-                if let Ok(allow) = HeaderValue::from_str(allow) {
-                    headers.insert(ALLOW, allow);
-                }
-            }
-            // The rest of the body is still on its way, or never coming: do not read on.
-            ApiError::BodyTimeout(_) => {
-                headers.insert(CONNECTION, HeaderValue::from_static("close"));
-            }
-            _ => {}
+    }
+}
+
+/// A 503: the server or the database cannot take the request now; `message` says why and when
+/// to try again.
+fn unavailable(message: String) -> (StatusCode, Option<String>, String) {
+    (StatusCode::SERVICE_UNAVAILABLE, None, message)
+}
+
+/// A room's refusal: a database that is away is a 503 saying it is restarting, never a 500.
+fn room_parts(e: &RoomError) -> (StatusCode, Option<String>, String) {
+    let named = |f: &str| Some(f.to_string());
+    match e {
+        RoomError::Invalid { field, message } => {
+            (StatusCode::BAD_REQUEST, Some(field.clone()), message.clone())
         }
-        response
+        RoomError::NoRoom(_) => (StatusCode::NOT_FOUND, named("code"), e.to_string()),
+        RoomError::Unauthorized(m) => (StatusCode::UNAUTHORIZED, named("Authorization"), m.clone()),
+        RoomError::Conflict(m) => (StatusCode::CONFLICT, None, m.clone()),
+        RoomError::TooMany(m) => (StatusCode::TOO_MANY_REQUESTS, None, m.clone()),
+        RoomError::Unavailable(m) => (StatusCode::SERVICE_UNAVAILABLE, None, m.clone()),
+        RoomError::Database(e) if Fault::of(e).is_some() => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            None,
+            "the database is restarting or out of reach: the server is reconnecting; try again in a moment".to_string(),
+        ),
+        RoomError::Database(_) | RoomError::Internal(_) => (
+            StatusCode::INTERNAL_SERVER_ERROR,
+            None,
+            "internal error".to_string(),
+        ),
     }
 }

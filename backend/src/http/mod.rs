@@ -15,11 +15,7 @@ pub mod headers;
 mod html;
 pub mod listener;
 pub mod page;
-mod room_pages;
 mod rooms;
-mod rooms_events;
-mod rooms_host;
-mod rooms_io;
 mod routes;
 mod sockets;
 mod stall;
@@ -29,7 +25,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use axum::extract::DefaultBodyLimit;
+use axum::extract::{DefaultBodyLimit, FromRef};
 use axum::middleware;
 use axum::response::IntoResponse;
 use axum::routing::{any, get, post};
@@ -42,14 +38,11 @@ use tower_http::services::ServeDir;
 use tower_http::trace::TraceLayer;
 
 use admission::{Admission, Rules};
-pub use error::ApiError;
+pub use error::{ApiError, RUN_BODY_LIMIT};
 pub use listener::Limits;
 pub use verify::VerifyRules;
 
 use crate::db;
-
-/// The largest schedule file `POST /api/runs` takes.
-pub const RUN_BODY_LIMIT: usize = 64 * 1024;
 
 /// What the handlers share.
 #[derive(Clone)]
@@ -69,7 +62,7 @@ pub struct AppState {
     verify_rules: VerifyRules,
     verifications: Arc<tokio::sync::Semaphore>,
     /// The live rooms, started on their first request (their listener and clock are tasks).
-    room_api: Arc<OnceLock<Arc<rooms::RoomApi>>>,
+    rooms: Arc<OnceLock<Arc<rooms::RoomApi>>>,
 }
 
 impl AppState {
@@ -86,7 +79,7 @@ impl AppState {
             html: Arc::default(),
             verify_rules: VerifyRules::default(),
             verifications: Arc::new(tokio::sync::Semaphore::new(VerifyRules::default().at_once)),
-            room_api: Arc::default(),
+            rooms: Arc::default(),
         }
     }
 
@@ -95,13 +88,6 @@ impl AppState {
         self.verifications = Arc::new(tokio::sync::Semaphore::new(rules.at_once));
         self.verify_rules = rules;
         self
-    }
-
-    /// The live rooms of this server (started on first use).
-    fn room_api(&self) -> Arc<rooms::RoomApi> {
-        self.room_api
-            .get_or_init(|| Arc::new(rooms::RoomApi::new(self.pool.clone())))
-            .clone()
     }
 
     /// The same state with other admission rules (the tests' smaller bounds, say).
@@ -129,6 +115,17 @@ impl AppState {
     }
 }
 
+/// What the room routes take: the readiness, the pool and the live rooms of this server.
+impl FromRef<AppState> for rooms::RoomsState {
+    fn from_ref(state: &AppState) -> rooms::RoomsState {
+        rooms::RoomsState {
+            readiness: state.readiness.clone(),
+            pool: state.pool.clone(),
+            started: state.rooms.clone(),
+        }
+    }
+}
+
 /// The whole application.
 pub fn router(state: AppState) -> Router {
     let api = Router::new()
@@ -139,7 +136,6 @@ pub fn router(state: AppState) -> Router {
             post(routes::create_run).layer(DefaultBodyLimit::max(RUN_BODY_LIMIT)),
         )
         .merge(rooms::routes())
-        .merge(room_pages::routes())
         .route("/api/{*rest}", any(|| async { ApiError::NotFound }))
         // A run's report repeats the tables at every entry: gzip makes it a few percent of
         // its size (`Accept-Encoding: gzip`, which every browser sends).

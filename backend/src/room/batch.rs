@@ -20,6 +20,15 @@ pub struct Batcher<T, R> {
     jobs: mpsc::UnboundedSender<Job<T, R>>,
 }
 
+// Not derived: a derive would ask `T` and `R` to be `Clone` too.
+impl<T, R> Clone for Batcher<T, R> {
+    fn clone(&self) -> Self {
+        Batcher {
+            jobs: self.jobs.clone(),
+        }
+    }
+}
+
 /// The receiving end, until its task is started (`Waiting::start`).
 pub struct Waiting<T, R>(mpsc::UnboundedReceiver<Job<T, R>>);
 

@@ -3,8 +3,8 @@
 
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use super::error::RoomError;
 use super::store::Room;
-use super::RoomError;
 
 /// The round's clock now: whole seconds since its race opened, on this machine's clock (the
 /// database's, for a server on the same machine or one kept in time).

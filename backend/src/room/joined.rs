@@ -1,7 +1,7 @@
 //! Who joined each room, as this process last read it: the people and bots counted, the first
 //! names and every participant's name by actor, with the room's highest participant number when
 //! they were read. Participants are only ever added, numbered one after another under the
-//! room's row lock (`store::join`), so the highest number says whether anyone joined since: a
+//! room's row lock (`participants::join`), so the highest number says whether anyone joined since: a
 //! rebuild of the state (`state/`) reads that number, one entry of an index, and counts and
 //! lists the participants again only when it changed. Counting them at every rebuild read every participant of the room twice, the largest
 //! part of a rebuild with a few thousand bots.
@@ -9,14 +9,16 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+use shared::protocol::room::Named;
+
 /// The participants of one room as counted when its highest number was `last_n`.
 #[derive(Debug)]
 pub struct Joined {
     pub last_n: i32,
-    pub people: i64,
-    pub bots: i64,
+    pub people: u64,
+    pub bots: u64,
     /// The first people's numbers and names, in order.
-    pub names: Vec<(i32, String)>,
+    pub names: Vec<Named>,
     /// Every participant's name, by actor name.
     pub actors: HashMap<String, String>,
 }

@@ -12,10 +12,12 @@ use std::time::Duration;
 
 use axum::body::Bytes;
 use futures::future::join_all;
+use shared::protocol::room::RoomState;
 use sqlx::postgres::PgListener;
 use tokio::sync::watch;
 
-use super::{RoomError, Rooms};
+use super::error::RoomError;
+use super::state::Reader;
 use crate::db::Fault;
 
 /// The channel every room's changes are notified on (the payload is the room's code).
@@ -56,7 +58,10 @@ impl Update {
         })
     }
 
-    pub fn state(data: String) -> Arc<Update> {
+    /// A `state` event: the room's whole state.
+    pub fn state(state: &RoomState) -> Arc<Update> {
+        // Strings, numbers and flags: nothing in it can fail to serialise.
+        let data = serde_json::to_string(state).expect("a room's state as JSON");
         Update::new("state", data)
     }
 
@@ -144,27 +149,21 @@ impl Live {
     }
 }
 
-pub fn start(rooms: &Rooms) {
-    let listening = rooms.clone();
-    tokio::spawn(async move { listen(listening).await });
-    let building = rooms.clone();
+/// Starts this process's listener on `pool`, and the task that rebuilds the rooms `live` streams
+/// with `reader`.
+pub fn start(pool: sqlx::PgPool, live: Arc<Live>, reader: Reader) {
+    tokio::spawn(listen(pool, live.clone()));
     tokio::spawn(async move {
-        let live = &building.inner().live;
         loop {
             // Woken by a change, or once a second in any case.
             let _ = tokio::time::timeout(Duration::from_secs(1), live.wake.notified()).await;
             let began = tokio::time::Instant::now();
             let dirty = live.take_dirty();
-            let built = join_all(
-                dirty
-                    .iter()
-                    .map(|code| super::state::build(&building, code)),
-            )
-            .await;
+            let built = join_all(dirty.iter().map(|code| reader.build(code))).await;
             let mut failed = false;
             for (code, state) in dirty.iter().zip(built) {
                 match state {
-                    Ok(state) => live.publish(code, Update::state(state.to_string())),
+                    Ok(state) => live.publish(code, Update::state(&state)),
                     // The database is out of reach: say so, and try again.
                     Err(RoomError::Database(e)) if Fault::of(&e).is_some() => {
                         tracing::debug!(error = %e, %code, "a room's state was not rebuilt");
@@ -180,9 +179,9 @@ pub fn start(rooms: &Rooms) {
     });
 }
 
-async fn listen(rooms: Rooms) {
+async fn listen(pool: sqlx::PgPool, live: Arc<Live>) {
     loop {
-        let mut listener = match PgListener::connect_with(rooms.pool()).await {
+        let mut listener = match PgListener::connect_with(&pool).await {
             Ok(l) => l,
             Err(e) => {
                 tracing::debug!(error = %e, "the rooms' listener cannot connect yet");
@@ -196,16 +195,16 @@ async fn listen(rooms: Rooms) {
             continue;
         }
         // Whatever happened while it was not listening.
-        rooms.inner().live.mark(None);
+        live.mark(None);
         loop {
             match listener.try_recv().await {
-                Ok(Some(n)) => rooms.inner().live.mark(Some(n.payload())),
+                Ok(Some(n)) => live.mark(Some(n.payload())),
                 // The connection was lost and is made again on the next call: some
                 // notifications may be gone.
-                Ok(None) => rooms.inner().live.reconnecting(None),
+                Ok(None) => live.reconnecting(None),
                 Err(e) => {
                     tracing::debug!(error = %e, "the rooms' listener lost its connection");
-                    rooms.inner().live.reconnecting(None);
+                    live.reconnecting(None);
                     tokio::time::sleep(Duration::from_millis(200)).await;
                     break;
                 }

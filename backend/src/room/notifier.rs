@@ -31,6 +31,7 @@ const GIVE_UP: Duration = Duration::from_secs(30);
 const NOTIFY: &str = "select pg_notify($1, code) from unnest($2::text[]) as code";
 
 /// The sender of the process's NOTIFYs.
+#[derive(Clone)]
 pub struct Notifier {
     changed: mpsc::UnboundedSender<String>,
 }

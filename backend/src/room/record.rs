@@ -18,10 +18,12 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use shared::schedule::{op_value, Op};
 
-use super::attempt::{Done, Kind, Planned};
-use super::recorder::{self, Entry};
-use super::store::{Participant, Room};
-use super::{phases, RoomError, Rooms};
+use super::error::RoomError;
+use super::participants::Participant;
+use super::phases;
+use super::recorder::{self, Entry, Recorder, Told};
+use super::request::{Done, Kind, Planned};
+use super::store::Room;
 use crate::db::Fault;
 
 /// How long a request waits for a restarting database to take its record.
@@ -37,6 +39,28 @@ pub struct Settlement {
     pub holding: bool,
     pub left: Vec<Planned>,
     pub lease: i64,
+}
+
+impl Settlement {
+    /// What a request that ran nothing leaves: its lease freed, the payment left as it was.
+    pub fn untouched(left: Vec<Planned>, lease: i64) -> Settlement {
+        Settlement {
+            done: vec![],
+            kind: Kind::Tap(vec![]),
+            holding: false,
+            left,
+            lease,
+        }
+    }
+}
+
+/// What a request's record needs: the main pool, the recorder that batches the records, and the
+/// participants settling.
+#[derive(Clone)]
+pub struct Records {
+    pub pool: sqlx::PgPool,
+    pub recorder: Recorder,
+    pub settling: Arc<Settling>,
 }
 
 /// The participants (room code, round, number) whose request's record this process is sending
@@ -99,32 +123,32 @@ impl Drop for Marked {
 /// The phone's answer is true only once its record is in: a request whose statements ran
 /// waits; one that ran nothing need not.
 pub async fn settle(
-    rooms: &Rooms,
+    records: &Records,
     room: &Room,
     who: &Participant,
     settlement: Settlement,
     wait: bool,
 ) -> Result<(), RoomError> {
-    let pool = rooms.pool();
+    let pool = &records.pool;
     let give_up = Instant::now() + if wait { SETTLE_WAIT } else { Duration::ZERO };
     // Marked at the first fault, before the phone can hear of it, and dropped only once the
     // record is in (or given up): a start that no longer sees the mark sees the lease freed.
     let mut marked = None;
     loop {
-        match send(rooms, room, who, &settlement).await {
+        match send(records, room, who, &settlement).await {
             Ok(()) => return Ok(()),
             Err(e) if Fault::of(&e).is_some() => {
                 if marked.is_none() {
-                    marked = Some(rooms.settling().mark(room, who.n));
+                    marked = Some(records.settling.mark(room, who.n));
                 }
                 if Fault::is_lost(&e) {
                     crate::db::discard_dead(pool).await;
                 }
                 if Instant::now() >= give_up {
-                    let (rooms, room, who) = (rooms.clone(), room.clone(), who.clone());
+                    let (records, room, who) = (records.clone(), room.clone(), who.clone());
                     let marked = marked.take();
                     tokio::spawn(async move {
-                        in_background(&rooms, &room, &who, settlement).await;
+                        in_background(&records, &room, &who, settlement).await;
                         drop(marked);
                     });
                     return Err(RoomError::Database(e));
@@ -136,14 +160,14 @@ pub async fn settle(
     }
 }
 
-async fn in_background(rooms: &Rooms, room: &Room, who: &Participant, settlement: Settlement) {
+async fn in_background(records: &Records, room: &Room, who: &Participant, settlement: Settlement) {
     let give_up = Instant::now() + SETTLE_BACKGROUND;
     while Instant::now() < give_up {
         tokio::time::sleep(Duration::from_millis(200)).await;
-        match send(rooms, room, who, &settlement).await {
+        match send(records, room, who, &settlement).await {
             Ok(()) => return,
             Err(e) if Fault::is_lost(&e) => {
-                crate::db::discard_dead(rooms.pool()).await;
+                crate::db::discard_dead(&records.pool).await;
             }
             Err(e) if Fault::of(&e).is_some() => {}
             Err(e) => {
@@ -156,13 +180,13 @@ async fn in_background(rooms: &Rooms, room: &Room, who: &Participant, settlement
 }
 
 async fn send(
-    rooms: &Rooms,
+    records: &Records,
     room: &Room,
     who: &Participant,
     s: &Settlement,
 ) -> Result<(), sqlx::Error> {
     let started = Instant::now();
-    let recorded = rooms.inner().recorder.record(entry(room, who, s)).await;
+    let recorded = records.recorder.record(entry(room, who, s)).await;
     phases::RECORD.since(started);
     recorded
 }
@@ -174,7 +198,7 @@ fn entry(room: &Room, who: &Participant, s: &Settlement) -> Entry {
             .map_or(0.0, |d| d.as_secs_f64())
     };
     let json = |v: serde_json::Value| v.to_string();
-    let (mode, seats, booked, until) = told(room, &s.kind, s.holding, &s.done);
+    let told = told(room, &s.kind, s.holding, &s.done);
     let left: Vec<serde_json::Value> = s.left.iter().map(|(op, c)| op_value(op, *c)).collect();
     Entry {
         code: room.code.clone(),
@@ -195,23 +219,14 @@ fn entry(room: &Room, who: &Participant, s: &Settlement) -> Entry {
                 took_ms: d.took_ms,
             })
             .collect(),
-        mode,
-        seats,
-        booked,
-        until,
+        told,
         pending: json(serde_json::Value::Array(left)),
         lease: s.lease,
     }
 }
 
-/// How the phone's told seats change: `hold` (these seats, booked or held until), `paid`,
-/// `forget`, or `none`.
-fn told(
-    room: &Room,
-    kind: &Kind,
-    holding: bool,
-    done: &[Done],
-) -> (&'static str, Vec<String>, bool, Option<i64>) {
+/// How the phone's told seats change.
+fn told(room: &Room, kind: &Kind, holding: bool, done: &[Done]) -> Told {
     match (kind, holding) {
         (Kind::Tap(seats), true) => {
             let took = done.iter().rev().find(|d| {
@@ -234,10 +249,14 @@ fn told(
             );
             let until =
                 (!booked).then(|| took.map_or(0, |d| d.clock) + room.settings.hold_seconds as i64);
-            ("hold", seats.clone(), booked, until)
+            Told::Hold {
+                seats: seats.clone(),
+                booked,
+                until,
+            }
         }
-        (Kind::Pay, true) => ("paid", vec![], false, None),
-        (Kind::Tap(_), false) => ("none", vec![], false, None),
-        (_, false) | (Kind::Cancel, true) => ("forget", vec![], false, None),
+        (Kind::Pay, true) => Told::Paid,
+        (Kind::Tap(_), false) => Told::Unchanged,
+        (_, false) | (Kind::Cancel, true) => Told::Forget,
     }
 }

@@ -17,8 +17,8 @@ use shared::{Schedule, ScheduleError};
 use sqlx::PgPool;
 
 use super::booking::SHOW;
+use super::error::RoomError;
 use super::store::Room;
-use super::RoomError;
 
 /// One participant's program so far as a schedule of its own (its entries in program order), on
 /// the room's settings: the `Clients` of an attempt are driven by it.
@@ -134,82 +134,141 @@ pub async fn round(pool: &PgPool, room: &Room, n: i32) -> Result<RoundSchedule, 
     .bind(n)
     .fetch_all(pool)
     .await?;
-    let mut programs: BTreeMap<String, Vec<(i32, serde_json::Value)>> = BTreeMap::new();
-    let mut order: Vec<String> = Vec::new();
-    let mut live: Vec<LiveStep> = Vec::new();
-    let mut spans: Vec<(usize, String, f64, f64)> = Vec::new();
-    let mut seats: Vec<String> = Vec::new();
-    for (actor, op_index, op, sql, result, sent, answered) in rows {
-        if sql.is_some() {
-            spans.push((order.len(), actor.clone(), sent, answered));
-        }
-        if actor == CLOCK {
-            // Consecutive advances are one advance.
-            let minutes = op.0.get("minutes").and_then(|m| m.as_i64()).unwrap_or(0);
-            if order.last().map(String::as_str) == Some(CLOCK) {
-                if let Some((_, last)) = programs.get_mut(CLOCK).and_then(|p| p.last_mut()) {
-                    let sum = last.get("minutes").and_then(|m| m.as_i64()).unwrap_or(0) + minutes;
-                    last["minutes"] = sum.into();
-                    if let Some(span) = spans.last_mut().filter(|s| s.0 == order.len()) {
-                        span.0 = order.len() - 1;
-                    }
+    let mut sent = Sent::of(rows);
+    sent.trim_trailing_clock();
+    let seats = sent.within_limits(n)?;
+    let overlaps = overlaps(&sent.spans);
+    let schedule = ScheduleFile {
+        version: 1,
+        name: format!("Room {}, round {n}", room.code),
+        description: Some(if overlaps.is_empty() {
+            "The order in which the server sent every statement; none of them overlapped, so the model's outcome is what happened live.".to_string()
+        } else {
+            format!("The order in which the server sent every statement. {} pairs of statements were in flight at once: there, PostgreSQL may have taken them in another order than this one.", overlaps.len())
+        }),
+        scenario: scenario(hold as i64, &seats),
+        actors: sent
+            .programs
+            .into_iter()
+            .map(|(a, ops)| (a, ProgramSpec::Ops(ops)))
+            .collect(),
+        order: sent.order,
+        expect: None,
+    };
+    Ok(RoundSchedule {
+        schedule,
+        overlaps,
+        live: sent.live,
+    })
+}
+
+/// A round's requests as sent: each actor's program, the order, what each entry answered, the
+/// spans of the statements sent (entry, actor, sent, answered) and the seats named.
+#[derive(Default)]
+struct Sent {
+    programs: BTreeMap<String, Vec<serde_json::Value>>,
+    order: Vec<String>,
+    live: Vec<LiveStep>,
+    spans: Vec<(usize, String, f64, f64)>,
+    seats: Vec<String>,
+}
+
+impl Sent {
+    /// The rows of the round's requests, in the order they were sent.
+    fn of(rows: Vec<Row>) -> Sent {
+        let mut sent = Sent::default();
+        for (actor, _, op, sql, result, at, answered) in rows {
+            if sql.is_some() {
+                sent.spans
+                    .push((sent.order.len(), actor.clone(), at, answered));
+            }
+            if actor == CLOCK {
+                if sent.merged_advance(&op.0) {
                     continue;
                 }
+            } else if let Some(list) = op.0.get("seats").and_then(|s| s.as_array()) {
+                let named = list.iter().filter_map(|s| s.as_str().map(str::to_string));
+                sent.seats.extend(named);
             }
-            let program = programs.entry(CLOCK.to_string()).or_default();
-            program.push((program.len() as i32, op.0));
-        } else {
-            if let Some(list) = op.0.get("seats").and_then(|s| s.as_array()) {
-                seats.extend(list.iter().filter_map(|s| s.as_str().map(str::to_string)));
-            }
-            programs
-                .entry(actor.clone())
-                .or_default()
-                .push((op_index, op.0));
+            let program = sent.programs.entry(actor.clone()).or_default();
+            program.push(op.0);
+            sent.live.push(LiveStep {
+                actor: actor.clone(),
+                op_index: program.len() - 1,
+                result: result.0.short(),
+            });
+            sent.order.push(actor);
         }
-        live.push(LiveStep {
-            actor: actor.clone(),
-            op_index: programs[&actor].len() - 1,
-            result: result.0.short(),
-        });
-        order.push(actor);
+        sent
     }
-    // Advances after the last participant's entry change nothing anyone saw.
-    while order.last().map(String::as_str) == Some(CLOCK) {
-        order.pop();
-        live.pop();
-        if let Some(p) = programs.get_mut(CLOCK) {
-            p.pop();
-            if p.is_empty() {
-                programs.remove(CLOCK);
+
+    /// Adds the clock's advance `op` to the one just before it, if the last entry is one:
+    /// consecutive advances are one advance. Whether it did.
+    fn merged_advance(&mut self, op: &serde_json::Value) -> bool {
+        if self.order.last().map(String::as_str) != Some(CLOCK) {
+            return false;
+        }
+        let Some(last) = self.programs.get_mut(CLOCK).and_then(|p| p.last_mut()) else {
+            return false;
+        };
+        let minutes =
+            |v: &serde_json::Value| v.get("minutes").and_then(|m| m.as_i64()).unwrap_or(0);
+        last["minutes"] = (minutes(last) + minutes(op)).into();
+        let entry = self.order.len();
+        if let Some(span) = self.spans.last_mut().filter(|s| s.0 == entry) {
+            span.0 = entry - 1;
+        }
+        true
+    }
+
+    /// Drops the advances after the last participant's entry: they change nothing anyone saw.
+    fn trim_trailing_clock(&mut self) {
+        while self.order.last().map(String::as_str) == Some(CLOCK) {
+            self.order.pop();
+            self.live.pop();
+            if let Some(p) = self.programs.get_mut(CLOCK) {
+                p.pop();
+                if p.is_empty() {
+                    self.programs.remove(CLOCK);
+                }
             }
         }
     }
-    let people = programs.keys().filter(|a| *a != CLOCK).count();
-    if people > MAX_ACTORS {
-        return Err(RoomError::invalid("round", format!(
-            "round {n} had {people} participants taking part: a schedule holds at most {MAX_ACTORS}, so this round cannot open in the simulator; play a round with fewer phones (and no bots)"
-        )));
+
+    /// The seats the round named (A1 if none), or why round `n` does not fit a schedule.
+    fn within_limits(&self, n: i32) -> Result<Vec<String>, RoomError> {
+        let people = self.programs.keys().filter(|a| *a != CLOCK).count();
+        if people > MAX_ACTORS {
+            return Err(RoomError::invalid("round", format!(
+                "round {n} had {people} participants taking part: a schedule holds at most {MAX_ACTORS}, so this round cannot open in the simulator; play a round with fewer phones (and no bots)"
+            )));
+        }
+        if self.order.len() > MAX_ORDER {
+            return Err(RoomError::invalid("round", format!(
+                "round {n} sent {} operations: a schedule holds at most {MAX_ORDER}; play a shorter round to open it in the simulator", self.order.len()
+            )));
+        }
+        let mut seats = self.seats.clone();
+        seats.sort();
+        seats.dedup();
+        if seats.len() > MAX_SEATS {
+            return Err(RoomError::invalid(
+                "round",
+                format!(
+                    "round {n} touched {} seats: a schedule holds at most {MAX_SEATS}",
+                    seats.len()
+                ),
+            ));
+        }
+        if seats.is_empty() {
+            seats.push("A1".into());
+        }
+        Ok(seats)
     }
-    if order.len() > MAX_ORDER {
-        return Err(RoomError::invalid("round", format!(
-            "round {n} sent {} operations: a schedule holds at most {MAX_ORDER}; play a shorter round to open it in the simulator", order.len()
-        )));
-    }
-    seats.sort();
-    seats.dedup();
-    if seats.len() > MAX_SEATS {
-        return Err(RoomError::invalid(
-            "round",
-            format!(
-                "round {n} touched {} seats: a schedule holds at most {MAX_SEATS}",
-                seats.len()
-            ),
-        ));
-    }
-    if seats.is_empty() {
-        seats.push("A1".into());
-    }
+}
+
+/// The pairs of statements of different actors in flight at the same time.
+fn overlaps(spans: &[(usize, String, f64, f64)]) -> Vec<Overlap> {
     let mut overlaps = Vec::new();
     for (i, a) in spans.iter().enumerate() {
         for b in &spans[i + 1..] {
@@ -221,30 +280,5 @@ pub async fn round(pool: &PgPool, room: &Room, n: i32) -> Result<RoundSchedule, 
             }
         }
     }
-    let schedule = ScheduleFile {
-        version: 1,
-        name: format!("Room {}, round {n}", room.code),
-        description: Some(if overlaps.is_empty() {
-            "The order in which the server sent every statement; none of them overlapped, so the model's outcome is what happened live.".to_string()
-        } else {
-            format!("The order in which the server sent every statement. {} pairs of statements were in flight at once: there, PostgreSQL may have taken them in another order than this one.", overlaps.len())
-        }),
-        scenario: scenario(hold as i64, &seats),
-        actors: programs
-            .into_iter()
-            .map(|(a, ops)| {
-                (
-                    a,
-                    ProgramSpec::Ops(ops.into_iter().map(|(_, v)| v).collect()),
-                )
-            })
-            .collect(),
-        order,
-        expect: None,
-    };
-    Ok(RoundSchedule {
-        schedule,
-        overlaps,
-        live,
-    })
+    overlaps
 }

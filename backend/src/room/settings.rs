@@ -1,102 +1,67 @@
-//! What a facilitator chooses for a room, each value checked with a message that says what is
-//! accepted.
+//! What a facilitator chooses for a room (`shared::protocol::room::Settings`), each value of a
+//! change checked with a message that names the field and says what is accepted; the seats of a
+//! show, a participant's name and the actor name it suggests.
 
-use serde::{Deserialize, Serialize};
+use shared::protocol::room::{Change, Settings};
+use shared::Defence;
 
-use super::RoomError;
+use super::error::RoomError;
 
-/// The defences a room offers (names of `shared::defences`).
-pub const ROOM_DEFENCES: &[&str] = &[
-    "check_then_act",
-    "transaction",
-    "serializable_retry",
-    "atomic_update",
-    "lock_row",
-    "lock_nowait",
-    "unique_constraint",
-    "hold_confirm",
-    "redis_hold",
+/// The defences a room offers.
+pub const ROOM_DEFENCES: &[Defence] = &[
+    Defence::CheckThenAct,
+    Defence::Transaction,
+    Defence::SerializableRetry,
+    Defence::AtomicUpdate,
+    Defence::LockRow,
+    Defence::LockNowait,
+    Defence::UniqueConstraint,
+    Defence::HoldConfirm,
+    Defence::RedisHold,
 ];
 
 pub const MAX_SEATS: i32 = 500;
 pub const MAX_GAP_MS: i32 = 5000;
 pub const MAX_HOLD_SECONDS: i32 = 3600;
 
-/// A room's settings.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Settings {
-    pub seats: i32,
-    pub defence: String,
-    pub gap_ms: i32,
-    pub hold_seconds: i32,
-    pub late_payments: bool,
-    pub duplicate_payments: bool,
+/// `settings` with `change` applied, or what is wrong with it (the field, and what it accepts).
+pub fn apply(settings: &Settings, change: Change) -> Result<Settings, RoomError> {
+    let mut s = settings.clone();
+    if let Some(n) = change.seats {
+        s.seats = within("seats", n, 1, MAX_SEATS as i64, "seats")? as i32;
+    }
+    if let Some(d) = change.defence {
+        s.defence = offered(&d)?;
+    }
+    if let Some(g) = change.gap_ms {
+        s.gap_ms = within("gap_ms", g, 0, MAX_GAP_MS as i64, "milliseconds")? as i32;
+    }
+    if let Some(h) = change.hold_seconds {
+        s.hold_seconds = within("hold_seconds", h, 1, MAX_HOLD_SECONDS as i64, "seconds")? as i32;
+    }
+    if let Some(l) = change.late_payments {
+        s.late_payments = l;
+    }
+    if let Some(d) = change.duplicate_payments {
+        s.duplicate_payments = d;
+    }
+    Ok(s)
 }
 
-impl Default for Settings {
-    fn default() -> Settings {
-        Settings {
-            seats: 8,
-            defence: "atomic_update".to_string(),
-            gap_ms: 0,
-            hold_seconds: 60,
-            late_payments: false,
-            duplicate_payments: false,
-        }
-    }
-}
-
-/// A change of settings as a request sends it: every key optional, unknown keys refused.
-#[derive(Clone, Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Change {
-    pub seats: Option<i64>,
-    pub defence: Option<String>,
-    pub gap_ms: Option<i64>,
-    pub hold_seconds: Option<i64>,
-    pub late_payments: Option<bool>,
-    pub duplicate_payments: Option<bool>,
-}
-
-impl Settings {
-    /// These settings with `change` applied, or what is wrong with it.
-    pub fn with(&self, change: Change) -> Result<Settings, RoomError> {
-        let mut s = self.clone();
-        if let Some(n) = change.seats {
-            s.seats = within("seats", n, 1, MAX_SEATS as i64, "seats")? as i32;
-        }
-        if let Some(d) = change.defence {
-            if !ROOM_DEFENCES.contains(&d.as_str()) {
-                return Err(RoomError::invalid(
-                    "defence",
-                    format!(
-                        "{d:?} is not a defence a room offers: use one of {}",
-                        ROOM_DEFENCES.join(", ")
-                    ),
-                ));
-            }
-            s.defence = d;
-        }
-        if let Some(g) = change.gap_ms {
-            s.gap_ms = within("gap_ms", g, 0, MAX_GAP_MS as i64, "milliseconds")? as i32;
-        }
-        if let Some(h) = change.hold_seconds {
-            s.hold_seconds =
-                within("hold_seconds", h, 1, MAX_HOLD_SECONDS as i64, "seconds")? as i32;
-        }
-        if let Some(l) = change.late_payments {
-            s.late_payments = l;
-        }
-        if let Some(d) = change.duplicate_payments {
-            s.duplicate_payments = d;
-        }
-        Ok(s)
-    }
-
-    /// Whether the defence holds first and books when the participant pays.
-    pub fn pays(&self) -> bool {
-        matches!(self.defence.as_str(), "hold_confirm" | "redis_hold")
-    }
+/// The defence a room offers spelled `id`, or a refusal that lists them.
+fn offered(id: &str) -> Result<Defence, RoomError> {
+    Defence::parse(id)
+        .filter(|d| ROOM_DEFENCES.contains(d))
+        .ok_or_else(|| {
+            let ids: Vec<&str> = ROOM_DEFENCES.iter().map(|d| d.id()).collect();
+            RoomError::invalid(
+                "defence",
+                format!(
+                    "{id:?} is not a defence a room offers: use one of {}",
+                    ids.join(", ")
+                ),
+            )
+        })
 }
 
 fn within(field: &str, n: i64, low: i64, high: i64, unit: &str) -> Result<i64, RoomError> {
@@ -194,19 +159,35 @@ mod tests {
     #[test]
     fn settings_out_of_range_say_what_is_accepted() {
         let s = Settings::default();
-        let e = s
-            .with(Change {
+        let e = apply(
+            &s,
+            Change {
                 seats: Some(501),
                 ..Change::default()
-            })
-            .unwrap_err();
+            },
+        )
+        .unwrap_err();
         assert!(e.to_string().contains("1 to 500"), "{e}");
-        let e = s
-            .with(Change {
-                defence: Some("optimism".into()),
-                ..Change::default()
-            })
+        // A defence of the simulator's that a room does not offer is refused like a typo.
+        for id in ["optimism", "skip_locked"] {
+            let e = apply(
+                &s,
+                Change {
+                    defence: Some(id.into()),
+                    ..Change::default()
+                },
+            )
             .unwrap_err();
-        assert!(e.to_string().contains("atomic_update"), "{e}");
+            assert!(e.to_string().starts_with("defence: "), "{e}");
+            assert!(e.to_string().contains("atomic_update, lock_row"), "{e}");
+        }
+        let e = apply(
+            &s,
+            Change {
+                defence: Some("redis_hold".into()),
+                ..Change::default()
+            },
+        );
+        assert_eq!(e.unwrap().defence, Defence::RedisHold);
     }
 }

@@ -11,17 +11,16 @@ use shared::schedule::{op_value, Condition, Op, CLOCK};
 use shared::sql;
 use sqlx::PgPool;
 
+use super::joined::Cache;
 use super::store::schema_name;
-use super::Rooms;
 
 const TICK: Duration = Duration::from_millis(200);
 /// A room nobody touched for this long is deleted, with its round's schema.
 pub const IDLE: Duration = Duration::from_secs(2 * 3600);
 const SWEEP_EVERY: Duration = Duration::from_secs(60);
 
-pub fn start(rooms: &Rooms) {
-    let pool = rooms.pool().clone();
-    let joined = rooms.inner().joined.clone();
+/// Starts the ticker on `pool`; the rooms it sweeps are forgotten by `joined`.
+pub fn start(pool: PgPool, joined: std::sync::Arc<Cache>) {
     tokio::spawn(async move {
         let mut since_sweep = Duration::ZERO;
         loop {
@@ -107,6 +106,33 @@ async fn advance_now(
         q = q.bind(*n);
     }
     q.execute(&mut *tx).await?;
+    record(
+        &mut tx,
+        (code, round),
+        &op,
+        &statement.to_psql(),
+        target,
+        sent,
+    )
+    .await?;
+    sqlx::query("update lastseat_rooms.rooms set clock = $2, touched_at = now() where code = $1")
+        .bind(code)
+        .bind(target)
+        .execute(&mut *tx)
+        .await?;
+    tx.commit().await
+}
+
+/// Records the clock's advance `op` (its SQL `psql`, to `target`, sent at `sent`) as the
+/// clock's next operation in round `round` of room `code`, like every other statement.
+async fn record(
+    tx: &mut sqlx::PgConnection,
+    (code, round): (&str, i32),
+    op: &Op,
+    psql: &str,
+    target: i64,
+    sent: std::time::SystemTime,
+) -> Result<(), sqlx::Error> {
     let secs = sent
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0.0, |d| d.as_secs_f64());
@@ -118,18 +144,13 @@ async fn advance_now(
     .bind(code)
     .bind(round)
     .bind(CLOCK)
-    .bind(sqlx::types::Json(op_value(&op, Condition::Always)))
-    .bind(statement.to_psql())
+    .bind(sqlx::types::Json(op_value(op, Condition::Always)))
+    .bind(psql)
     .bind(target)
     .bind(secs)
     .execute(&mut *tx)
     .await?;
-    sqlx::query("update lastseat_rooms.rooms set clock = $2, touched_at = now() where code = $1")
-        .bind(code)
-        .bind(target)
-        .execute(&mut *tx)
-        .await?;
-    tx.commit().await
+    Ok(())
 }
 
 /// Deletes the rooms idle for longer than `idle`, and their rounds' schemas; their codes.

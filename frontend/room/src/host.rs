@@ -4,7 +4,7 @@
 //! settings, bots, and each finished round's way into the simulator.
 
 use leptos::prelude::*;
-use serde_json::{json, Value};
+use shared::protocol::room::{Start, Started};
 
 use crate::api;
 use crate::app::title;
@@ -35,14 +35,16 @@ pub struct Host {
 }
 
 impl Host {
-    /// POSTs `body` to the room's `path` with the secret; `done` words a success.
-    pub fn post(self, path: &'static str, body: Value, done: fn(&Value) -> String) {
+    /// POSTs the JSON text `body` to the room's `path` with the secret; `done` words a success
+    /// from the answer's text (`api::read`).
+    pub fn post(self, path: &'static str, body: String, done: fn(&str) -> Result<String, String>) {
         let code = self.live.code.get_value();
         let secret = self.secret.get_value();
         leptos::task::spawn_local(async move {
             let url = format!("/api/rooms/{code}/{path}");
-            let said = match api::call("POST", &url, Some(&body), Some(&secret)).await {
-                Ok(v) => (true, done(&v)),
+            let answer = api::post(&url, body, Some(&secret)).await;
+            let said = match answer.and_then(|text| done(&text)) {
+                Ok(words) => (true, words),
                 Err(e) => (false, e),
             };
             self.notice.set(Some(said));
@@ -70,62 +72,85 @@ pub fn HostPage(code: String) -> impl IntoView {
         notice: RwSignal::new(None),
     };
     let origin = window().location().origin().unwrap_or_default();
-    let join = format!("{origin}/room/{code}");
     let own = format!("{origin}/room/{code}/host#{secret}");
     let projector = format!("/room/{code}/projector");
-    let start = move |_| {
-        host.post("rounds", json!({}), |v| {
-            format!("round {} starts after the countdown", v["round"])
-        })
-    };
-    let finish = move |_| host.post("finish", json!({}), |_| "the round is over: results".into());
-    let reset = move |_| {
-        host.post("reset", json!({}), |_| {
-            "back to the lobby: every seat is free".into()
-        })
-    };
     view! {
         <main class="page page-wide room-host">
             <header class="room-head">
                 <a class="brand" href="/">"Last Seat"</a>
-                <a href=projector.clone() data-testid="projector-link">"Open the projector view"</a>
+                <a href=projector data-testid="projector-link">"Open the projector view"</a>
             </header>
             <h1>"Facilitator of room " <span data-testid="code">{code.clone()}</span></h1>
             <Reconnecting live />
             {move || live.error.get().map(|e| view! { <p class="room-error" role="alert">{e}</p> })}
-            <section class="join-card" aria-labelledby="join-h">
-                <h2 id="join-h">"Join with your phone"</h2>
-                <div class="join-grid">
-                    <img class="qr" src=format!("/api/rooms/{code}/qr.svg") width="200" height="200"
-                        alt=format!("QR code of the join link {join}") />
-                    <div>
-                        <p class="join-code" data-testid="join-code" aria-label=format!("join code {}", code.chars().collect::<Vec<_>>().iter().map(|c| c.to_string()).collect::<Vec<_>>().join(" "))>{code.clone()}</p>
-                        <p><a href=join.clone() data-testid="join-url">{join.clone()}</a></p>
-                    </div>
-                </div>
-            </section>
+            <JoinCard join=format!("{origin}/room/{code}") code />
             <section class="secret-card" aria-labelledby="secret-h">
                 <h2 id="secret-h">"Your facilitator link"</h2>
                 <p>"Keep it to yourself: whoever has it can start, change and reset this room. It is not in the join link or the code."</p>
                 <p><code class="secret" data-testid="facilitator-link">{own}</code></p>
             </section>
-            <section class="round-card" aria-labelledby="round-h">
-                <h2 id="round-h">"The round"</h2>
-                <p data-testid="phase">{move || phase_words(live)}</p>
-                <Countdown live />
-                <div class="controls">
-                    <button class="primary" data-testid="start" on:click=start>"Start a round (3-2-1)"</button>
-                    <button data-testid="finish" on:click=finish>"Finish the round"</button>
-                    <button data-testid="reset" on:click=reset>"Reset: every seat free"</button>
-                </div>
-                {move || host.notice.get().map(|(ok, text)| view! {
-                    <p class=if ok { "room-ok" } else { "room-error" } role="status" data-testid="host-notice">{text}</p>
-                })}
-            </section>
+            <RoundCard host />
             <settings::Settings host />
             <Lobby live />
             <RoomMap live />
             <rounds::Rounds live />
         </main>
     }.into_any()
+}
+
+/// How phones join: the code big, its QR code and the join link.
+#[component]
+fn JoinCard(code: String, join: String) -> impl IntoView {
+    let spelled = code.chars().map(String::from).collect::<Vec<_>>().join(" ");
+    view! {
+        <section class="join-card" aria-labelledby="join-h">
+            <h2 id="join-h">"Join with your phone"</h2>
+            <div class="join-grid">
+                <img class="qr" src=format!("/api/rooms/{code}/qr.svg") width="200" height="200"
+                    alt=format!("QR code of the join link {join}") />
+                <div>
+                    <p class="join-code" data-testid="join-code" aria-label=format!("join code {spelled}")>{code}</p>
+                    <p><a href=join.clone() data-testid="join-url">{join.clone()}</a></p>
+                </div>
+            </div>
+        </section>
+    }
+}
+
+/// The round's phase, its countdown, and its controls: start, finish, reset.
+#[component]
+fn RoundCard(host: Host) -> impl IntoView {
+    let live = host.live;
+    let start = move |_| {
+        host.post("rounds", api::json(&Start::default()), |text| {
+            let v: Started = api::read(text)?;
+            Ok(format!("round {} starts after the countdown", v.round))
+        })
+    };
+    // The answer (the phase now) says nothing the words do not.
+    let finish = move |_| {
+        host.post("finish", "{}".into(), |_| {
+            Ok("the round is over: results".into())
+        })
+    };
+    let reset = move |_| {
+        host.post("reset", "{}".into(), |_| {
+            Ok("back to the lobby: every seat is free".into())
+        })
+    };
+    view! {
+        <section class="round-card" aria-labelledby="round-h">
+            <h2 id="round-h">"The round"</h2>
+            <p data-testid="phase">{move || phase_words(live)}</p>
+            <Countdown live />
+            <div class="controls">
+                <button class="primary" data-testid="start" on:click=start>"Start a round (3-2-1)"</button>
+                <button data-testid="finish" on:click=finish>"Finish the round"</button>
+                <button data-testid="reset" on:click=reset>"Reset: every seat free"</button>
+            </div>
+            {move || host.notice.get().map(|(ok, text)| view! {
+                <p class=if ok { "room-ok" } else { "room-error" } role="status" data-testid="host-notice">{text}</p>
+            })}
+        </section>
+    }
 }

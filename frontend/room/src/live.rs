@@ -6,7 +6,7 @@
 
 use gloo_timers::callback::{Interval, Timeout};
 use leptos::prelude::*;
-use serde_json::Value;
+use shared::protocol::room::{Phase, RoomState, SeatStatus};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -17,7 +17,7 @@ use crate::api;
 pub struct Live {
     pub code: StoredValue<String>,
     /// The last state the server sent, if any yet.
-    pub state: RwSignal<Option<Value>>,
+    pub state: RwSignal<Option<RoomState>>,
     /// Whether the event stream is up; false while it reconnects.
     pub connected: RwSignal<bool>,
     /// Why the room cannot be shown (it does not exist, say), in the server's words.
@@ -65,7 +65,11 @@ impl Live {
     pub fn resync(self) {
         let code = self.code.get_value();
         leptos::task::spawn_local(async move {
-            match api::get(&format!("/api/rooms/{code}")).await {
+            let url = format!("/api/rooms/{code}");
+            match api::get(&url)
+                .await
+                .and_then(|text| api::read::<RoomState>(&text))
+            {
                 Ok(state) => self.accept(state),
                 Err(e) => self.error.set(Some(e)),
             }
@@ -73,11 +77,9 @@ impl Live {
     }
 
     /// Takes `state` as the truth: the clock's offset, the next deadline to read again at.
-    pub fn accept(self, state: Value) {
-        if let Some(server) = state["now_ms"].as_i64() {
-            self.offset.set_value(server - local_ms());
-            self.now.set(server);
-        }
+    pub fn accept(self, state: RoomState) {
+        self.offset.set_value(state.now_ms - local_ms());
+        self.now.set(state.now_ms);
         self.error.set(None);
         self.next_read.set_value(next_deadline(&state));
         self.state.set(Some(state));
@@ -90,7 +92,8 @@ impl Live {
         };
         let on_state =
             Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
-                if let Some(Ok(state)) = e.data().as_string().map(|d| serde_json::from_str(&d)) {
+                let data = e.data().as_string();
+                if let Some(Ok(state)) = data.map(|d| api::read::<RoomState>(&d)) {
                     self.connected.set(true);
                     self.accept(state);
                 }
@@ -119,32 +122,27 @@ impl Live {
         on_error.forget();
     }
 
-    /// The state's `key` as a number (0 when absent).
-    pub fn int(self, key: &str) -> i64 {
-        self.state
-            .with(|s| s.as_ref().and_then(|s| s[key].as_i64()))
-            .unwrap_or(0)
+    /// `read` of the last state, if there is one yet (tracked).
+    pub fn read<T>(self, read: impl FnOnce(&RoomState) -> T) -> Option<T> {
+        self.state.with(|s| s.as_ref().map(read))
     }
 }
 
 /// When a deadline that the state shows as still ahead falls (the race's opening, a hold's
 /// end): one second past it, since the server counts whole seconds of the round's clock.
-fn next_deadline(state: &Value) -> Option<i64> {
-    let race_at = state["race_at_ms"].as_i64()?;
-    let mut at: Vec<i64> = Vec::new();
-    if state["phase"] == "countdown" {
-        at.push(race_at + 50);
+fn next_deadline(state: &RoomState) -> Option<i64> {
+    let race_at = state.race_at_ms?;
+    let holds = state
+        .seats
+        .iter()
+        .filter(|s| s.status == SeatStatus::Held)
+        .filter_map(|s| s.until)
+        .map(|until| race_at + (until + 1) * 1000 + 50);
+    match state.phase {
+        Phase::Countdown => Some(race_at + 50),
+        Phase::Race => holds.min(),
+        Phase::Lobby | Phase::Results => None,
     }
-    if state["phase"] == "race" {
-        let holds = state["seats"].as_array().into_iter().flatten();
-        at.extend(
-            holds
-                .filter(|s| s["status"] == "HELD")
-                .filter_map(|s| s["until"].as_i64())
-                .map(|until| race_at + (until + 1) * 1000 + 50),
-        );
-    }
-    at.into_iter().min()
 }
 
 /// Shown while the event stream is down.
@@ -163,10 +161,8 @@ pub fn Reconnecting(live: Live) -> impl IntoView {
 #[component]
 pub fn Countdown(live: Live) -> impl IntoView {
     let left = move || {
-        let counting = live
-            .state
-            .with(|s| s.as_ref().is_some_and(|s| s["phase"] == "countdown"));
-        let at = live.int("race_at_ms");
+        let counting = live.read(|s| s.phase == Phase::Countdown) == Some(true);
+        let at = live.read(|s| s.race_at_ms).flatten().unwrap_or(0);
         let ms = at - live.now.get();
         (counting && ms > -1000).then(|| {
             if ms > 0 {
@@ -185,48 +181,36 @@ pub fn Countdown(live: Live) -> impl IntoView {
 
 /// The phase in words, for the facilitator and the projector.
 pub fn phase_words(live: Live) -> String {
-    live.state.with(|s| {
-        let Some(s) = s else {
-            return "connecting…".to_string();
-        };
-        let round = s["round"].as_i64().unwrap_or(0);
-        match s["phase"].as_str().unwrap_or_default() {
-            "countdown" => format!("round {round}: get ready"),
-            "race" => format!("round {round}: the race is on"),
-            "results" => format!("round {round} is over: results"),
-            _ if round == 0 => "lobby: waiting for the first round".to_string(),
-            _ => format!("lobby: seats reset after round {round}"),
+    live.read(|s| {
+        let round = s.round;
+        match s.phase {
+            Phase::Countdown => format!("round {round}: get ready"),
+            Phase::Race => format!("round {round}: the race is on"),
+            Phase::Results => format!("round {round} is over: results"),
+            Phase::Lobby if round == 0 => "lobby: waiting for the first round".to_string(),
+            Phase::Lobby => format!("lobby: seats reset after round {round}"),
         }
     })
+    .unwrap_or_else(|| "connecting…".to_string())
 }
 
 /// Who has joined: every name (up to the server's limit), and how many bots.
 #[component]
 pub fn Lobby(live: Live) -> impl IntoView {
-    let people = move || {
-        live.state.with(|s| {
-            s.as_ref()
-                .map(|s| s["participants"].clone())
-                .unwrap_or(Value::Null)
-        })
-    };
+    let people = move || live.read(|s| s.participants.clone()).unwrap_or_default();
     view! {
         <section class="lobby" aria-labelledby="lobby-h">
             <h2 id="lobby-h">"Who has joined"</h2>
             {move || {
                 let p = people();
-                let count = p["people"].as_i64().unwrap_or(0);
-                let bots = p["bots"].as_i64().unwrap_or(0);
-                let names: Vec<String> = p["names"].as_array().into_iter().flatten()
-                    .filter_map(|n| n["name"].as_str().map(str::to_string)).collect();
-                let summary = match (count, bots) {
+                let summary = match (p.people, p.bots) {
                     (0, 0) => "nobody yet: open the join link or scan the code".to_string(),
                     (n, 0) => format!("{n} {}", if n == 1 { "person" } else { "people" }),
                     (n, b) => format!("{n} {} and {b} bots", if n == 1 { "person" } else { "people" }),
                 };
                 view! {
                     <p data-testid="joined">{summary}</p>
-                    <ul class="names">{names.into_iter().map(|n| view! { <li>{n}</li> }).collect_view()}</ul>
+                    <ul class="names">{p.names.into_iter().map(|n| view! { <li>{n.name}</li> }).collect_view()}</ul>
                 }
             }}
         </section>

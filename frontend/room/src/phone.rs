@@ -7,40 +7,22 @@
 //! `Authorization: Bearer`, never in an address.
 
 use leptos::prelude::*;
-use serde_json::{json, Value};
-use shared::schedule::Op;
-use shared::view::room::{Answer, Asked, Phase, Phone, RoomSeat};
+use serde::de::IgnoredAny;
+use shared::protocol::room::{Join, Joined, Phase, Reply, Tap};
+use shared::view::room::{Answer, Asked, Line, Phone};
 
 use crate::api;
 use crate::app::title;
 use crate::live::{Live, Reconnecting};
 use crate::seats::RoomMap;
 
-/// Who this phone is in the room: the join's answer.
-#[derive(Clone, Debug, PartialEq)]
-struct Me {
-    token: String,
-    actor: String,
-    name: String,
-}
-
 fn key(code: &str) -> String {
     format!("lastseat-room-{code}")
 }
 
-fn restore(code: &str) -> Option<Me> {
-    let v: Value = serde_json::from_str(&api::stored(&key(code))?).ok()?;
-    Some(Me {
-        token: v["token"].as_str()?.into(),
-        actor: v["actor"].as_str()?.into(),
-        name: v["name"].as_str()?.into(),
-    })
-}
-
-/// Whether the defence books when its holder pays: its program has a payment.
-fn pays(defence: &str) -> bool {
-    shared::defences::program(defence, &["A1".to_string()])
-        .is_some_and(|(ops, _)| ops.iter().any(|op| matches!(op, Op::Pay { .. })))
+/// Who this phone is in room `code`, as the join answered it (kept in the tab's storage).
+fn restore(code: &str) -> Option<Joined> {
+    api::read(&api::stored(&key(code))?).ok()
 }
 
 #[component]
@@ -58,7 +40,7 @@ pub fn PhonePage(code: String) -> impl IntoView {
             <Reconnecting live />
             {move || live.error.get().map(|e| view! { <p class="room-error" role="alert">{e}</p> })}
             {move || match me.get() {
-                None => view! { <Join code=code.get_value() me /> }.into_any(),
+                None => view! { <JoinForm code=code.get_value() me /> }.into_any(),
                 Some(who) => view! { <Racing live who /> }.into_any(),
             }}
         </main>
@@ -66,7 +48,7 @@ pub fn PhonePage(code: String) -> impl IntoView {
 }
 
 #[component]
-fn Join(code: String, me: RwSignal<Option<Me>>) -> impl IntoView {
+fn JoinForm(code: String, me: RwSignal<Option<Joined>>) -> impl IntoView {
     let name = RwSignal::new(String::new());
     let problem = RwSignal::new(None::<String>);
     let code = StoredValue::new(code);
@@ -76,15 +58,10 @@ fn Join(code: String, me: RwSignal<Option<Me>>) -> impl IntoView {
         let wanted = name.get_untracked();
         leptos::task::spawn_local(async move {
             let url = format!("/api/rooms/{code}/participants");
-            match api::call("POST", &url, Some(&json!({ "name": wanted })), None).await {
-                Ok(v) => {
-                    let who = Me {
-                        token: v["token"].as_str().unwrap_or_default().into(),
-                        actor: v["actor"].as_str().unwrap_or_default().into(),
-                        name: v["name"].as_str().unwrap_or_default().into(),
-                    };
-                    let saved = json!({ "token": who.token, "actor": who.actor, "name": who.name });
-                    api::store(&key(&code), &saved.to_string());
+            let joined = api::post(&url, api::json(&Join { name: wanted }), None).await;
+            match joined.and_then(|text| api::read::<Joined>(&text).map(|who| (who, text))) {
+                Ok((who, text)) => {
+                    api::store(&key(&code), &text);
                     me.set(Some(who));
                 }
                 Err(e) => problem.set(Some(e)),
@@ -103,58 +80,72 @@ fn Join(code: String, me: RwSignal<Option<Me>>) -> impl IntoView {
     }
 }
 
+/// A phone in the race: its room, who it is, the answer to its last request, what went wrong
+/// with it, and whether one is on its way.
+#[derive(Clone, Copy)]
+struct Phoned {
+    live: Live,
+    me: StoredValue<Joined>,
+    last: RwSignal<Option<Answer>>,
+    notice: RwSignal<Option<String>>,
+    busy: RwSignal<bool>,
+}
+
+impl Phoned {
+    /// Sends a tap on `seats`, a payment or a cancel, and keeps the answer as the last one.
+    fn ask(self, asked: Asked, seats: Vec<String>) {
+        let code = self.live.code.get_value();
+        let token = self.me.get_value().token;
+        let round = (self.live.state).with_untracked(|s| s.as_ref().map_or(0, |s| s.round));
+        self.busy.set(true);
+        self.notice.set(None);
+        leptos::task::spawn_local(async move {
+            // A tap sends its seats; a payment and a cancel an empty object.
+            let (path, body) = match asked {
+                Asked::Tap => ("taps", api::json(&Tap { seats })),
+                Asked::Pay => ("pay", "{}".to_string()),
+                Asked::Cancel => ("cancel", "{}".to_string()),
+            };
+            let url = format!("/api/rooms/{code}/{path}");
+            let sent = api::post(&url, body, Some(&token)).await;
+            // The phone shows the words: the steps are read past, not kept.
+            match sent.and_then(|text| api::read::<Reply<IgnoredAny>>(&text)) {
+                Ok(reply) => self.last.set(Some(Answer {
+                    asked,
+                    round,
+                    holding: reply.holding,
+                    message: reply.message,
+                })),
+                Err(e) => self.notice.set(Some(e)),
+            }
+            self.busy.set(false);
+            self.live.resync();
+        });
+    }
+}
+
 #[component]
-fn Racing(live: Live, who: Me) -> impl IntoView {
-    let last = RwSignal::new(None::<Answer>);
-    let notice = RwSignal::new(None::<String>);
-    let busy = RwSignal::new(false);
-    let me = StoredValue::new(who.clone());
+fn Racing(live: Live, who: Joined) -> impl IntoView {
+    let phoned = Phoned {
+        live,
+        me: StoredValue::new(who.clone()),
+        last: RwSignal::new(None),
+        notice: RwSignal::new(None),
+        busy: RwSignal::new(false),
+    };
+    let Phoned { me, last, busy, .. } = phoned;
     let line = Memo::new(move |_| {
         let now = live.now.get();
-        live.state.with(|state| {
-            let state = state.as_ref()?;
-            let seats = RoomSeat::all(state);
-            let me = me.get_value();
-            let answer = last.get();
-            let phone = Phone {
-                phase: Phase::parse(state["phase"].as_str().unwrap_or_default()),
-                round: state["round"].as_i64().unwrap_or(0),
-                me: &me.actor,
-                seats: &seats,
-                pays: pays(state["settings"]["defence"].as_str().unwrap_or_default()),
-                race_at_ms: state["race_at_ms"].as_i64(),
-                now_ms: now,
-                last: answer.as_ref(),
-            };
-            Some((phone.line(), phone.phase_now()))
+        let (me, answer) = (me.get_value(), last.get());
+        live.read(|state| {
+            let phone = Phone::of(state, &me.actor, now, answer.as_ref());
+            (phone.line(), phone.phase_now())
         })
     });
     let racing = Signal::derive(move || {
         line.with(|l| l.as_ref().is_some_and(|(_, p)| *p == Phase::Race)) && !busy.get()
     });
-    let ask = move |asked: Asked, path: &'static str, body: Value| {
-        let code = live.code.get_value();
-        let token = me.get_value().token;
-        let round = live.int("round");
-        busy.set(true);
-        notice.set(None);
-        leptos::task::spawn_local(async move {
-            let url = format!("/api/rooms/{code}/{path}");
-            match api::call("POST", &url, Some(&body), Some(&token)).await {
-                Ok(reply) => last.set(Some(Answer {
-                    asked,
-                    round,
-                    holding: reply["holding"].as_bool().unwrap_or(false),
-                    message: reply["message"].as_str().unwrap_or_default().to_string(),
-                })),
-                Err(e) => notice.set(Some(e)),
-            }
-            busy.set(false);
-            live.resync();
-        });
-    };
-    let tap =
-        Callback::new(move |seat: String| ask(Asked::Tap, "taps", json!({ "seats": [seat] })));
+    let tap = Callback::new(move |seat: String| phoned.ask(Asked::Tap, vec![seat]));
     // Leaving the page any way at all (Back, closing the tab, another address) lets go of a
     // live hold: a request that outlives the page.
     let leave = window_event_listener(leptos::ev::pagehide, move |_| {
@@ -172,21 +163,19 @@ fn Racing(live: Live, who: Me) -> impl IntoView {
         })
     };
     let tone = move || line.with(|l| l.as_ref().map_or("tone-wait", |(l, _)| l.tone.class()));
-    let can = move |f: fn(&shared::view::room::Line) -> bool| {
-        line.with(|l| l.as_ref().is_some_and(|(l, _)| f(l)))
-    };
+    let can = move |f: fn(&Line) -> bool| line.with(|l| l.as_ref().is_some_and(|(l, _)| f(l)));
     view! {
         <p class="room-you">"You are " <strong>{who.name.clone()}</strong></p>
         <p class=move || format!("phone-line {}", tone()) data-testid="phone-line" role="status" aria-live="polite">{text}</p>
-        {move || notice.get().map(|n| view! { <p class="room-notice" role="alert" data-testid="notice">{n}</p> })}
+        {move || phoned.notice.get().map(|n| view! { <p class="room-notice" role="alert" data-testid="notice">{n}</p> })}
         <div class="phone-actions">
             <Show when=move || can(|l| l.can_pay)>
                 <button class="primary" data-testid="pay" disabled=move || busy.get()
-                    on:click=move |_| ask(Asked::Pay, "pay", json!({}))>"Pay"</button>
+                    on:click=move |_| phoned.ask(Asked::Pay, vec![])>"Pay"</button>
             </Show>
             <Show when=move || can(|l| l.can_cancel)>
                 <button data-testid="cancel" disabled=move || busy.get()
-                    on:click=move |_| ask(Asked::Cancel, "cancel", json!({}))>"Cancel and let the seat go"</button>
+                    on:click=move |_| phoned.ask(Asked::Cancel, vec![])>"Cancel and let the seat go"</button>
             </Show>
         </div>
         <RoomMap live me=who.actor.clone() tap can_tap=racing />

@@ -4,22 +4,34 @@
 //! the SQL it ran, what PostgreSQL answered and how long it took.
 
 use leptos::prelude::*;
-use serde_json::Value;
+use shared::protocol::room::{FeedRow, Scoreboard};
 
 use crate::app::title;
 use crate::live::{phase_words, Countdown, Live, Lobby, Reconnecting};
 use crate::seats::RoomMap;
 
-/// The scoreboard's rows: the state's key, and what it counts.
-const SCORES: &[(&str, &str)] = &[
-    ("sold", "seats sold"),
+/// A row of the scoreboard: its test id's key, what it counts, and its count.
+type Score = (&'static str, &'static str, fn(&Scoreboard) -> u64);
+
+/// The scoreboard's rows, the first good news, the rest bad.
+const SCORES: [Score; 5] = [
+    ("sold", "seats sold", |s| s.sold),
     (
         "double_bookings",
         "double bookings: two people told they got one seat",
+        |s| s.double_bookings,
     ),
-    ("unique_refusals", "tickets refused by the unique key"),
-    ("refunds_owed", "refunds owed"),
-    ("holds_never_released", "holds that ran out, never released"),
+    (
+        "unique_refusals",
+        "tickets refused by the unique key",
+        |s| s.unique_refusals,
+    ),
+    ("refunds_owed", "refunds owed", |s| s.refunds_owed),
+    (
+        "holds_never_released",
+        "holds that ran out, never released",
+        |s| s.holds_never_released,
+    ),
 ];
 
 #[component]
@@ -28,27 +40,19 @@ pub fn ProjectorPage(code: String) -> impl IntoView {
     let live = Live::connect(&code);
     let origin = window().location().origin().unwrap_or_default();
     let join = format!("{origin}/room/{code}");
-    let score = move |key: &str| {
-        live.state.with(|s| {
-            s.as_ref()
-                .and_then(|s| s["scoreboard"][key].as_i64())
-                .unwrap_or(0)
-        })
-    };
+    let score =
+        move |count: fn(&Scoreboard) -> u64| live.read(|s| count(&s.scoreboard)).unwrap_or(0);
     let settings = move || {
-        live.state.with(|s| {
-            s.as_ref()
-                .map(|s| {
-                    let s = &s["settings"];
-                    format!(
-                        "defence {} · gap {} ms · holds of {} s",
-                        s["defence"].as_str().unwrap_or_default(),
-                        s["gap_ms"],
-                        s["hold_seconds"]
-                    )
-                })
-                .unwrap_or_default()
+        live.read(|s| {
+            let s = &s.settings;
+            format!(
+                "defence: {} · gap {} ms · holds of {} s",
+                s.defence.title(),
+                s.gap_ms,
+                s.hold_seconds
+            )
         })
+        .unwrap_or_default()
     };
     view! {
         <main class="projector">
@@ -69,12 +73,12 @@ pub fn ProjectorPage(code: String) -> impl IntoView {
                 <section class="scoreboard" aria-labelledby="score-h" data-testid="scoreboard">
                     <h2 id="score-h">"Scoreboard"</h2>
                     <dl>
-                        {SCORES.iter().map(|&(key, words)| {
-                            let bad = key != "sold";
+                        {SCORES.iter().enumerate().map(|(i, &(key, words, count))| {
+                            let bad = i > 0;
                             view! {
-                                <div class=move || { if bad && score(key) > 0 { "score score-bad" } else { "score" } }>
+                                <div class=move || { if bad && score(count) > 0 { "score score-bad" } else { "score" } }>
                                     <dt>{words}</dt>
-                                    <dd data-testid=format!("score-{key}")>{move || score(key)}</dd>
+                                    <dd data-testid=format!("score-{key}")>{move || score(count)}</dd>
                                 </div>
                             }
                         }).collect_view()}
@@ -100,18 +104,19 @@ fn answer_words(short: &str) -> String {
     }
 }
 
+/// A time in milliseconds to a tenth, as the server rounded it (`12.3 ms`), written without the
+/// float formatting code that `{}` of an `f64` would bring into the bundle.
+fn ms_words(ms: f64) -> String {
+    let tenths = (ms * 10.0).round() as i64;
+    format!("{}.{} ms", tenths / 10, (tenths % 10).abs())
+}
+
 /// The latest requests, newest first.
 #[component]
 fn Feed(live: Live) -> impl IntoView {
     let rows = move || {
-        live.state.with(|s| {
-            let mut rows = s
-                .as_ref()
-                .and_then(|s| s["feed"].as_array().cloned())
-                .unwrap_or_default();
-            rows.truncate(FEED_ROWS);
-            rows
-        })
+        live.read(|s| s.feed.iter().take(FEED_ROWS).cloned().collect::<Vec<_>>())
+            .unwrap_or_default()
     };
     view! {
         <section class="feed" aria-labelledby="feed-h">
@@ -120,12 +125,12 @@ fn Feed(live: Live) -> impl IntoView {
                 <div class="feed-scroll"><table data-testid="feed">
                     <thead><tr><th scope="col">"who"</th><th scope="col">"the SQL it ran"</th><th scope="col">"PostgreSQL answered"</th><th scope="col">"took"</th></tr></thead>
                     <tbody>
-                        {move || rows().into_iter().map(|r: Value| view! {
+                        {move || rows().into_iter().map(|r: FeedRow| view! {
                             <tr>
-                                <td>{r["who"].as_str().unwrap_or_default().to_string()}</td>
-                                <td><code>{r["sql"].as_str().map(str::to_string).unwrap_or_else(|| format!("({}: no statement)", r["op"].as_str().unwrap_or_default()))}</code></td>
-                                <td>{answer_words(r["answer"].as_str().unwrap_or_default())}</td>
-                                <td>{format!("{} ms", r["waited_ms"])}</td>
+                                <td>{r.who}</td>
+                                <td><code>{r.sql.unwrap_or_else(|| format!("({}: no statement)", r.op))}</code></td>
+                                <td>{answer_words(&r.answer)}</td>
+                                <td>{ms_words(r.waited_ms)}</td>
                             </tr>
                         }).collect_view()}
                     </tbody>

@@ -2,30 +2,30 @@
 //! has it, with the holder's name; on a phone each seat is a button that taps it.
 
 use leptos::prelude::*;
-use shared::view::room::{RoomSeat, Status};
+use shared::protocol::room::{Seat, SeatStatus};
 
 use crate::live::Live;
 
 /// The seat's state class and word (the chapters' legend: free, held, sold).
-fn look(seat: &RoomSeat) -> (&'static str, &'static str) {
+fn look(seat: &Seat) -> (&'static str, &'static str) {
     match seat.status {
         _ if seat.ticket => ("st-sold", "sold"),
-        Status::Available => ("st-free", "free"),
-        Status::Expired => ("st-free", "free: hold ran out"),
-        Status::Held => ("st-held", "held"),
-        Status::Booked => ("st-sold", "sold"),
+        SeatStatus::Available => ("st-free", "free"),
+        SeatStatus::Expired => ("st-free", "free: hold ran out"),
+        SeatStatus::Held => ("st-held", "held"),
+        SeatStatus::Booked => ("st-sold", "sold"),
     }
 }
 
 /// Whose the seat is, after its word: held *by* someone, sold *to* someone; none when free.
-fn owner(seat: &RoomSeat, mine: bool) -> Option<String> {
-    let to = if seat.ticket || seat.status == Status::Booked {
+fn owner(seat: &Seat, mine: bool) -> Option<String> {
+    let to = if seat.ticket || seat.status == SeatStatus::Booked {
         "to"
     } else {
         "by"
     };
     match (&seat.holder, mine) {
-        _ if seat.status == Status::Available => None,
+        _ if seat.status == SeatStatus::Available => None,
         (_, true) => Some(format!("{to} you")),
         (Some(h), false) => Some(format!("{to} {h}")),
         (None, false) => None,
@@ -33,7 +33,7 @@ fn owner(seat: &RoomSeat, mine: bool) -> Option<String> {
 }
 
 /// A seat in a sentence, for a screen reader.
-fn sentence(seat: &RoomSeat, mine: bool) -> String {
+fn sentence(seat: &Seat, mine: bool) -> String {
     let (_, word) = look(seat);
     match owner(seat, mine) {
         Some(o) => format!("{}, {word} {o}", seat.id),
@@ -51,10 +51,7 @@ pub fn RoomMap(
     #[prop(into, optional)] can_tap: Signal<bool>,
     #[prop(optional)] big: bool,
 ) -> impl IntoView {
-    let seats = Memo::new(move |_| {
-        live.state
-            .with(|s| s.as_ref().map(RoomSeat::all).unwrap_or_default())
-    });
+    let seats = Memo::new(move |_| live.read(|s| s.seats.clone()).unwrap_or_default());
     let class = if big {
         "seat-map room-map room-map-big"
     } else {
@@ -70,12 +67,7 @@ pub fn RoomMap(
                     let class = format!("seat {state}{}", if mine { " seat-mine" } else { "" });
                     let owner = owner(&seat, mine);
                     let label = sentence(&seat, mine);
-                    let status = match seat.status {
-                        Status::Available => "AVAILABLE",
-                        Status::Held => "HELD",
-                        Status::Expired => "EXPIRED",
-                        Status::Booked => "BOOKED",
-                    };
+                    let status = seat.status.word();
                     let body = view! {
                         <span class="seat-top">
                             <span class="seat-id">{seat.id.clone()}</span>" "

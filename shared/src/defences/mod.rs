@@ -234,32 +234,6 @@ impl std::str::FromStr for Defence {
     }
 }
 
-/// Every defence name, in the order the page offers them (`Defence::ids`, as a table for
-/// callers not yet moved to the type).
-pub const NAMES: &[&str] = &{
-    let mut names = [""; 19];
-    let mut i = 0;
-    while i < 19 {
-        names[i] = Defence::ALL[i].words().0;
-        i += 1;
-    }
-    names
-};
-
-/// One line saying what defence `name` does.
-pub fn summary(name: &str) -> Option<&'static str> {
-    Defence::parse(name).map(Defence::summary)
-}
-
-/// The program of defence `name` for `seats` with each operation's condition, or `None` for
-/// an unknown name.
-pub fn program(
-    name: &str,
-    seats: &[String],
-) -> Option<(Vec<crate::schedule::Op>, Vec<crate::schedule::Condition>)> {
-    Defence::parse(name).map(|d| d.program(seats))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,85 +4,7 @@
 //! last request, and the server's clock as the phone estimates it; nothing else. The room's
 //! page renders it, and the tests check it against a real server's state.
 
-use serde_json::Value;
-
-/// The round's phase, as the server's state names it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Phase {
-    Lobby,
-    Countdown,
-    Race,
-    Results,
-}
-
-impl Phase {
-    /// The phase of the state's `phase` field (anything else is the lobby).
-    pub fn parse(word: &str) -> Phase {
-        match word {
-            "countdown" => Phase::Countdown,
-            "race" => Phase::Race,
-            "results" => Phase::Results,
-            _ => Phase::Lobby,
-        }
-    }
-}
-
-/// A seat as the server's state has it (`EXPIRED`: held, and its hold has run out on the
-/// server's clock: free for anyone to take).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Status {
-    Available,
-    Held,
-    Expired,
-    Booked,
-}
-
-/// One seat of the state.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RoomSeat {
-    pub id: String,
-    pub status: Status,
-    /// The holder's display name and actor name.
-    pub holder: Option<String>,
-    pub actor: Option<String>,
-    /// The hold's deadline, in seconds of the round's clock.
-    pub until: Option<i64>,
-    pub ticket: bool,
-}
-
-impl RoomSeat {
-    /// The seats of a state (`seats`), in its order.
-    pub fn all(state: &Value) -> Vec<RoomSeat> {
-        let text = |s: &Value, k: &str| s.get(k).and_then(Value::as_str).map(str::to_string);
-        state
-            .get("seats")
-            .and_then(Value::as_array)
-            .map(|seats| {
-                seats
-                    .iter()
-                    .map(|s| RoomSeat {
-                        id: text(s, "id").unwrap_or_default(),
-                        status: match s.get("status").and_then(Value::as_str) {
-                            Some("HELD") => Status::Held,
-                            Some("EXPIRED") => Status::Expired,
-                            Some("BOOKED") => Status::Booked,
-                            _ => Status::Available,
-                        },
-                        holder: text(s, "holder"),
-                        actor: text(s, "actor"),
-                        until: s.get("until").and_then(Value::as_i64),
-                        ticket: s.get("ticket").and_then(Value::as_bool).unwrap_or(false),
-                    })
-                    .collect()
-            })
-            .unwrap_or_default()
-    }
-
-    /// Whether a tap could take it now: free, or held past its deadline.
-    pub fn free(&self) -> bool {
-        matches!(self.status, Status::Available | Status::Expired) && !self.ticket
-    }
-}
+use crate::protocol::room::{Phase, RoomState, Seat, SeatStatus};
 
 /// What the phone asked the server for last.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -97,7 +19,7 @@ pub enum Asked {
 pub struct Answer {
     pub asked: Asked,
     /// The round it was answered in.
-    pub round: i64,
+    pub round: i32,
     pub holding: bool,
     pub message: String,
 }
@@ -107,10 +29,10 @@ pub struct Answer {
 pub struct Phone<'a> {
     /// The state's phase and round.
     pub phase: Phase,
-    pub round: i64,
+    pub round: i32,
     /// This phone's actor name (the join's answer).
     pub me: &'a str,
-    pub seats: &'a [RoomSeat],
+    pub seats: &'a [Seat],
     /// Whether the round's defence books when its holder pays (its program has a payment).
     pub pays: bool,
     /// When the race opens, on the server's clock (ms since the epoch).
@@ -159,7 +81,22 @@ pub fn clock_words(ms: i64) -> String {
     format!("{}:{:02}", s / 60, s % 60)
 }
 
-impl Phone<'_> {
+impl<'a> Phone<'a> {
+    /// The phone of actor `me` on `state`, at `now_ms` on the server's clock as the phone
+    /// estimates it, after the answer `last`.
+    pub fn of(state: &'a RoomState, me: &'a str, now_ms: i64, last: Option<&'a Answer>) -> Self {
+        Phone {
+            phase: state.phase,
+            round: state.round,
+            me,
+            seats: &state.seats,
+            pays: state.settings.defence.pays(),
+            race_at_ms: state.race_at_ms,
+            now_ms,
+            last,
+        }
+    }
+
     /// The phase as the phone sees it: a countdown whose deadline the server's clock has
     /// passed is the race.
     pub fn phase_now(&self) -> Phase {
@@ -169,7 +106,7 @@ impl Phone<'_> {
         }
     }
 
-    fn mine(&self, status: Status) -> Vec<&RoomSeat> {
+    fn mine(&self, status: SeatStatus) -> Vec<&Seat> {
         self.seats
             .iter()
             .filter(|s| s.status == status && s.actor.as_deref() == Some(self.me))
@@ -179,7 +116,7 @@ impl Phone<'_> {
     /// When this phone's live hold runs out on the server's clock (ms since the epoch).
     pub fn deadline_ms(&self) -> Option<i64> {
         let until = self
-            .mine(Status::Held)
+            .mine(SeatStatus::Held)
             .iter()
             .filter_map(|s| s.until)
             .min()?;
@@ -193,59 +130,55 @@ impl Phone<'_> {
 
     /// The phone's line.
     pub fn line(&self) -> Line {
-        let held: Vec<String> = self
-            .mine(Status::Held)
-            .iter()
-            .map(|s| s.id.clone())
-            .collect();
-        let line = |text: String, tone: Tone| Line {
-            text,
-            tone,
-            can_pay: false,
-            can_cancel: false,
-            holding: vec![],
-        };
-        let answer = self.answer();
         match self.phase_now() {
-            Phase::Lobby => {
-                return line(
-                    "you are in: wait for the facilitator to start the round".into(),
-                    Tone::Wait,
-                )
-            }
+            Phase::Lobby => Line::says(
+                "you are in: wait for the facilitator to start the round".into(),
+                Tone::Wait,
+            ),
             Phase::Countdown => {
                 let left = self.race_at_ms.map_or(0, |at| at - self.now_ms);
-                return line(format!("get ready: {}", (left + 999) / 1000), Tone::Wait);
+                Line::says(format!("get ready: {}", (left + 999) / 1000), Tone::Wait)
             }
-            Phase::Race | Phase::Results => {}
+            Phase::Race | Phase::Results => self.holding().unwrap_or_else(|| self.news()),
         }
-        if !held.is_empty() {
-            let left = self.deadline_ms().map_or(0, |d| d - self.now_ms);
-            let then = if self.pays { ", pay now" } else { "" };
-            return Line {
-                text: format!(
-                    "you hold {} — {} left{then}",
-                    held.join(", "),
-                    clock_words(left)
-                ),
-                tone: Tone::Act,
-                can_pay: self.pays,
-                can_cancel: true,
-                holding: held,
-            };
+    }
+
+    /// The line of a live hold, counting down to its deadline on the server's clock.
+    fn holding(&self) -> Option<Line> {
+        let held: Vec<String> = (self.mine(SeatStatus::Held).iter())
+            .map(|s| s.id.clone())
+            .collect();
+        if held.is_empty() {
+            return None;
         }
+        let left = self.deadline_ms().map_or(0, |d| d - self.now_ms);
+        let then = if self.pays { ", pay now" } else { "" };
+        Some(Line {
+            text: format!(
+                "you hold {} — {} left{then}",
+                held.join(", "),
+                clock_words(left)
+            ),
+            tone: Tone::Act,
+            can_pay: self.pays,
+            can_cancel: true,
+            holding: held,
+        })
+    }
+
+    /// The line of a race or its results without a live hold: a hold run out, the answer to
+    /// the last request, sold out, over, or go.
+    fn news(&self) -> Line {
+        let answer = self.answer();
         let over = self.phase_now() == Phase::Results;
-        let expired = self.mine(Status::Expired);
-        let asked = answer.map(|a| a.asked);
-        if !expired.is_empty() && asked == Some(Asked::Tap) {
+        let expired = self.mine(SeatStatus::Expired);
+        if !expired.is_empty() && answer.map(|a| a.asked) == Some(Asked::Tap) {
             let ids: Vec<&str> = expired.iter().map(|s| s.id.as_str()).collect();
             let again = if over { "" } else { ": pick again" };
-            return line(
-                format!("your hold on {} ran out{again}", ids.join(", ")),
-                Tone::Bad,
-            );
+            let text = format!("your hold on {} ran out{again}", ids.join(", "));
+            return Line::says(text, Tone::Bad);
         }
-        let sold_out = !self.seats.iter().any(RoomSeat::free);
+        let sold_out = !self.seats.iter().any(Seat::free);
         if let Some(a) = answer {
             // A refused tap in a show with no seat left: the news is that it is sold out.
             let refused = a.asked == Asked::Tap && !a.holding;
@@ -257,19 +190,32 @@ impl Phone<'_> {
                 } else {
                     Tone::Bad
                 };
-                return line(a.message.clone(), tone);
+                return Line::says(a.message.clone(), tone);
             }
         }
         if sold_out {
-            return line("sold out: every seat is taken".into(), Tone::Bad);
-        }
-        if over {
-            return line(
+            Line::says("sold out: every seat is taken".into(), Tone::Bad)
+        } else if over {
+            Line::says(
                 "the round is over: wait for the next one".into(),
                 Tone::Wait,
-            );
+            )
+        } else {
+            Line::says("go: tap a free seat".into(), Tone::Act)
         }
-        line("go: tap a free seat".into(), Tone::Act)
+    }
+}
+
+impl Line {
+    /// A line that offers nothing to do with a hold.
+    fn says(text: String, tone: Tone) -> Line {
+        Line {
+            text,
+            tone,
+            can_pay: false,
+            can_cancel: false,
+            holding: vec![],
+        }
     }
 }
 

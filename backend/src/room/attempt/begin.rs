@@ -14,17 +14,15 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use futures::future::join_all;
-use shared::outcome::{SeenRow, StepResult};
 
-use super::{decode_op, Planned};
 use crate::db::Fault;
 use crate::room::batch::{self, Batcher};
+use crate::room::error::RoomError;
+use crate::room::participants::Participant;
+use crate::room::phases;
 use crate::room::record::Settling;
-use crate::room::store::{self, Participant, Room};
-use crate::room::{phases, RoomError, Rooms};
-
-/// An operation as recorded: the op with its `"if"`, its result, the rows it saw, the clock.
-pub(super) type Recorded = (serde_json::Value, StepResult, Vec<SeenRow>, i64);
+use crate::room::request::{decode_op, Planned, Recorded};
+use crate::room::store::{self, Room};
 
 /// A request begun: who, in which room, the lease if it was taken (else whether the
 /// participant's last request is still being recorded), and the participant's earlier
@@ -106,6 +104,7 @@ type Found = Result<Option<sqlx::postgres::PgRow>, sqlx::Error>;
 
 /// The requests' starts, batched (`room/batch.rs`): one statement for every request that
 /// began meanwhile, on the leases' pool.
+#[derive(Clone)]
 pub struct Starts(Batcher<Who, Found>);
 
 /// The receiving end, for `start`.
@@ -195,9 +194,9 @@ async fn statement(
 }
 
 /// Begins a request of the participant whose token is `token`, in room `code`.
-pub(super) async fn by_token(rooms: &Rooms, code: &str, token: &str) -> Result<Begun, RoomError> {
+pub(super) async fn by_token(starts: &Starts, code: &str, token: &str) -> Result<Begun, RoomError> {
     begin(
-        rooms,
+        starts,
         Who {
             code: code.to_string(),
             token_hash: Some(store::hash(token)),
@@ -208,9 +207,9 @@ pub(super) async fn by_token(rooms: &Rooms, code: &str, token: &str) -> Result<B
 }
 
 /// Begins a request of participant `n` (a bot) in room `code`.
-pub(super) async fn by_number(rooms: &Rooms, code: &str, n: i32) -> Result<Begun, RoomError> {
+pub(super) async fn by_number(starts: &Starts, code: &str, n: i32) -> Result<Begun, RoomError> {
     begin(
-        rooms,
+        starts,
         Who {
             code: code.to_string(),
             token_hash: None,
@@ -220,11 +219,9 @@ pub(super) async fn by_number(rooms: &Rooms, code: &str, n: i32) -> Result<Begun
     .await
 }
 
-async fn begin(rooms: &Rooms, who: Who) -> Result<Begun, RoomError> {
+async fn begin(starts: &Starts, who: Who) -> Result<Begun, RoomError> {
     let started = Instant::now();
-    let found = rooms
-        .inner()
-        .starts
+    let found = starts
         .0
         .call(who)
         .await

@@ -6,7 +6,7 @@ use shared::outcome::StepResult;
 use shared::view::{reply, Request};
 use shared::Defence;
 
-use super::{Done, Kind};
+use crate::room::request::{Done, Kind};
 
 /// What the phone says, in words.
 pub(super) fn message(

@@ -4,11 +4,21 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::room::joined::Joined;
-use crate::room::store::Room;
-use crate::room::{RoomError, Rooms};
+use shared::protocol::room::Named;
 
-use super::FeedRow;
+use crate::room::error::RoomError;
+use crate::room::joined::{Cache, Joined};
+use crate::room::store::Room;
+
+/// A request of the feed as read: actor, name, op, SQL, result, milliseconds it took.
+pub type FeedRead = (
+    String,
+    Option<String>,
+    String,
+    Option<String>,
+    shared::StepResult,
+    f64,
+);
 
 /// How many of the latest requests the feed shows.
 const FEED: i64 = 40;
@@ -61,17 +71,27 @@ type RoomReads = (
     Option<sqlx::types::Json<HashMap<String, String>>>,
     i64,
     i64,
-    sqlx::types::Json<Vec<FeedRow>>,
+    sqlx::types::Json<Vec<FeedRead>>,
 );
 
-/// Who joined, the double bookings, the unique key's refusals and the feed of `room` at
-/// `clock`.
+/// What `ROOM_READS` says of a room.
+pub struct Reads {
+    pub joined: Arc<Joined>,
+    /// Seats two participants are told they have at once.
+    pub double: u64,
+    /// Tickets the unique key refused.
+    pub refused: u64,
+    pub feed: Vec<FeedRead>,
+}
+
+/// Who joined (counted again only if someone did since `cache`'s count), the double bookings,
+/// the unique key's refusals and the feed of `room` at `clock`.
 pub async fn read(
-    rooms: &Rooms,
+    pool: &sqlx::PgPool,
+    cache: &Cache,
     room: &Room,
     clock: i64,
-) -> Result<(Arc<Joined>, i64, i64, Vec<FeedRow>), RoomError> {
-    let cache = &rooms.inner().joined;
+) -> Result<Reads, RoomError> {
     let mut known = cache.last_n(&room.code);
     loop {
         let (last_n, people, bots, names, actors, double, refused, feed) =
@@ -82,15 +102,17 @@ pub async fn read(
                 .bind(clock)
                 .bind(FEED)
                 .bind(known)
-                .fetch_one(rooms.pool())
+                .fetch_one(pool)
                 .await?;
         let joined = match (people, bots, names, actors) {
             (Some(people), Some(bots), Some(names), Some(actors)) => {
                 let joined = Arc::new(Joined {
                     last_n,
-                    people,
-                    bots,
-                    names: names.0,
+                    people: people as u64,
+                    bots: bots as u64,
+                    names: (names.0.into_iter())
+                        .map(|(n, name)| Named { n, name })
+                        .collect(),
                     actors: actors.0,
                 });
                 cache.keep(&room.code, joined.clone());
@@ -99,7 +121,14 @@ pub async fn read(
             _ => cache.at(&room.code, last_n),
         };
         match joined {
-            Some(joined) => return Ok((joined, double, refused, feed.0)),
+            Some(joined) => {
+                return Ok(Reads {
+                    joined,
+                    double: double as u64,
+                    refused: refused as u64,
+                    feed: feed.0,
+                })
+            }
             // Another rebuild kept a later count meanwhile: count again.
             None if known.is_some() => known = None,
             None => {

@@ -7,13 +7,13 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use serde_json::{json, Value};
+use shared::protocol::room::{Seat, SeatStatus};
 use shared::sql;
 
-use crate::room::booking::SHOW;
+use crate::room::booking::{Pools, SHOW};
+use crate::room::error::RoomError;
 use crate::room::settings::seat_ids;
 use crate::room::store::Room;
-use crate::room::{RoomError, Rooms};
 
 /// A row of `SNAPSHOT_SEATS`: seat, status, holder, hold id, held until.
 type SeatRow = (String, String, Option<String>, Option<String>, Option<i64>);
@@ -23,15 +23,15 @@ type SeatRow = (String, String, Option<String>, Option<String>, Option<i64>);
 pub struct Round {
     rows: Vec<SeatRow>,
     tickets: BTreeSet<String>,
-    refunds: usize,
+    refunds: u64,
 }
 
 /// The seat map and what it counts: seats sold, holds run out and never released, refunds.
 pub struct SeatMap {
-    pub seats: Vec<Value>,
-    pub sold: usize,
-    pub never_released: usize,
-    pub refunds: usize,
+    pub seats: Vec<Seat>,
+    pub sold: u64,
+    pub never_released: u64,
+    pub refunds: u64,
 }
 
 /// The round's tickets and refunds owed, in one statement.
@@ -45,12 +45,12 @@ fn tickets_and_refunds() -> String {
 }
 
 /// Reads the seats of `room`'s round: two statements sent at once on the round's pool.
-pub async fn read(rooms: &Rooms, room: &Room) -> Result<Option<Round>, RoomError> {
+pub async fn read(pools: &Pools, room: &Room) -> Result<Option<Round>, RoomError> {
     static TICKETS_AND_REFUNDS: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     if room.round == 0 {
         return Ok(None);
     }
-    let pool = rooms.inner().pools.of(&room.schema());
+    let pool = pools.of(&room.schema());
     let rows = sqlx::query_as::<_, SeatRow>(sql::SNAPSHOT_SEATS)
         .bind(SHOW)
         .fetch_all(&pool);
@@ -63,7 +63,7 @@ pub async fn read(rooms: &Rooms, room: &Room) -> Result<Option<Round>, RoomError
     Ok(Some(Round {
         rows,
         tickets: tickets.into_iter().collect(),
-        refunds: refunds as usize,
+        refunds: refunds as u64,
     }))
 }
 
@@ -84,7 +84,7 @@ pub fn map(
         return SeatMap {
             seats: seat_ids(room.settings.seats)
                 .into_iter()
-                .map(|id| json!({ "id": id, "status": "AVAILABLE" }))
+                .map(Seat::available)
                 .collect(),
             sold: 0,
             never_released: 0,
@@ -95,18 +95,19 @@ pub fn map(
     let mut seats = Vec::with_capacity(rows.len());
     for (id, status, holder, _hold_id, until) in rows {
         let ticket = tickets.contains(&id);
-        sold += (status == "BOOKED" || ticket) as usize;
-        let expired = status == "HELD" && until.is_some_and(|u| u < clock);
-        never_released += expired as usize;
-        seats.push(json!({
-            "id": id,
-            "status": if expired { "EXPIRED" } else { status.as_str() },
-            "holder": holder.as_ref().map(|h| names.get(h).unwrap_or(h)),
-            // The holder's actor name: a phone knows its own seats by it (names may repeat).
-            "actor": holder,
-            "until": until,
-            "ticket": ticket,
-        }));
+        // The seats table allows these three words only (migration 0001).
+        let status = SeatStatus::parse(&status).unwrap_or(SeatStatus::Available);
+        sold += (status == SeatStatus::Booked || ticket) as u64;
+        let expired = status == SeatStatus::Held && until.is_some_and(|u| u < clock);
+        never_released += expired as u64;
+        seats.push(Seat {
+            status: if expired { SeatStatus::Expired } else { status },
+            holder: holder.as_ref().map(|h| names.get(h).unwrap_or(h).clone()),
+            actor: holder,
+            until,
+            ticket,
+            id,
+        });
     }
     SeatMap {
         seats,

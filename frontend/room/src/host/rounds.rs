@@ -6,34 +6,20 @@
 use std::collections::BTreeMap;
 
 use leptos::prelude::*;
-use serde_json::Value;
+use shared::protocol::room::{Phase, RoundLink};
 
 use crate::api;
 use crate::live::Live;
 
-/// Where a round's statements overlapped, in the server's words (`shared::explain::overlap_line`).
-fn overlap_words(round: &Value) -> Vec<String> {
-    round["overlaps"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|o| o["words"].as_str().map(str::to_string))
-        .collect()
-}
-
 #[component]
 pub fn Rounds(live: Live) -> impl IntoView {
-    let got: RwSignal<BTreeMap<i64, Result<Value, String>>> = RwSignal::new(BTreeMap::new());
+    let got: RwSignal<BTreeMap<i32, Result<RoundLink, String>>> = RwSignal::new(BTreeMap::new());
     let finished = Memo::new(move |_| {
-        live.state.with(|s| {
-            let Some(s) = s else { return 0 };
-            let round = s["round"].as_i64().unwrap_or(0);
-            if s["phase"] == "results" || s["phase"] == "lobby" {
-                round
-            } else {
-                round - 1
-            }
+        live.read(|s| match s.phase {
+            Phase::Results | Phase::Lobby => s.round,
+            Phase::Countdown | Phase::Race => s.round - 1,
         })
+        .unwrap_or(0)
     });
     Effect::new(move |_| {
         let code = live.code.get_value();
@@ -46,7 +32,10 @@ pub fn Rounds(live: Live) -> impl IntoView {
             });
             let code = code.clone();
             leptos::task::spawn_local(async move {
-                let answer = api::get(&format!("/api/rooms/{code}/rounds/{n}/sandbox")).await;
+                let url = format!("/api/rooms/{code}/rounds/{n}/sandbox");
+                let answer = api::get(&url)
+                    .await
+                    .and_then(|text| api::read::<RoundLink>(&text));
                 got.update(|g| {
                     g.insert(n, answer);
                 });
@@ -60,12 +49,14 @@ pub fn Rounds(live: Live) -> impl IntoView {
                 <ol class="round-list">
                     {move || got.get().into_iter().rev().map(|(n, r)| match r {
                         Ok(v) => {
-                            let overlaps = overlap_words(&v);
-                            let steps = v["entries"].as_u64().unwrap_or(0);
+                            // Where the round's statements overlapped, in the server's words
+                            // (`shared::explain::overlap_line`).
+                            let overlaps: Vec<String> = v.overlaps.into_iter().filter_map(|o| o.words).collect();
+                            let steps = v.entries;
                             let none = overlaps.is_empty().then_some("No two statements overlapped: the model's outcome is what happened live.");
                             view! {
                                 <li data-testid=format!("round-{n}")>
-                                    <a class="open-sim" href=v["path"].as_str().unwrap_or("/chapter/5").to_string() data-testid=format!("open-round-{n}")>
+                                    <a class="open-sim" href=v.path data-testid=format!("open-round-{n}")>
                                         {format!("Open round {n} in the simulator")}</a>
                                     " " <span class="muted">{format!("{steps} steps. ")}{none}</span>
                                     <ul>{overlaps.into_iter().map(|w| view! { <li data-testid="overlap">{w}</li> }).collect_view()}</ul>

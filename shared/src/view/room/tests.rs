@@ -1,17 +1,18 @@
 //! Every state a phone can be in, worded: data in, the line out.
 
 use super::*;
+use crate::protocol::room::{Phase, RoomState, Seat, SeatStatus};
 
 const RACE_AT: i64 = 1_000_000;
 
-fn seat(id: &str, status: Status, actor: Option<&str>, until: Option<i64>) -> RoomSeat {
-    RoomSeat {
+fn seat(id: &str, status: SeatStatus, actor: Option<&str>, until: Option<i64>) -> Seat {
+    Seat {
         id: id.into(),
         status,
         holder: actor.map(|a| a.to_uppercase()),
         actor: actor.map(str::to_string),
         until,
-        ticket: status == Status::Booked,
+        ticket: status == SeatStatus::Booked,
     }
 }
 
@@ -24,7 +25,7 @@ fn answer(asked: Asked, holding: bool, message: &str) -> Answer {
     }
 }
 
-fn phone<'a>(phase: Phase, seats: &'a [RoomSeat], last: Option<&'a Answer>, now: i64) -> Phone<'a> {
+fn phone<'a>(phase: Phase, seats: &'a [Seat], last: Option<&'a Answer>, now: i64) -> Phone<'a> {
     Phone {
         phase,
         round: 1,
@@ -39,7 +40,7 @@ fn phone<'a>(phase: Phase, seats: &'a [RoomSeat], last: Option<&'a Answer>, now:
 
 #[test]
 fn the_lobby_and_the_countdown_say_what_to_wait_for() {
-    let seats = [seat("A1", Status::Available, None, None)];
+    let seats = [seat("A1", SeatStatus::Available, None, None)];
     let lobby = phone(Phase::Lobby, &seats, None, 0).line();
     assert_eq!(
         lobby.text,
@@ -55,7 +56,7 @@ fn the_lobby_and_the_countdown_say_what_to_wait_for() {
 
 #[test]
 fn a_live_hold_counts_down_from_the_servers_deadline() {
-    let seats = [seat("A7", Status::Held, Some("ana"), Some(60))];
+    let seats = [seat("A7", SeatStatus::Held, Some("ana"), Some(60))];
     let tap = answer(Asked::Tap, true, "you hold A7: 60 s left, pay now");
     let line = phone(Phase::Race, &seats, Some(&tap), RACE_AT + 19_000).line();
     assert_eq!(line.text, "you hold A7 — 0:41 left, pay now");
@@ -74,8 +75,8 @@ fn a_live_hold_counts_down_from_the_servers_deadline() {
 #[test]
 fn someone_elses_hold_is_not_ours() {
     let seats = [
-        seat("A1", Status::Held, Some("bo"), Some(60)),
-        seat("A2", Status::Available, None, None),
+        seat("A1", SeatStatus::Held, Some("bo"), Some(60)),
+        seat("A2", SeatStatus::Available, None, None),
     ];
     let taken = answer(Asked::Tap, false, "A1 is taken: pick another seat");
     let line = phone(Phase::Race, &seats, Some(&taken), RACE_AT).line();
@@ -92,8 +93,8 @@ fn someone_elses_hold_is_not_ours() {
 #[test]
 fn no_free_seat_is_sold_out() {
     let seats = [
-        seat("A1", Status::Booked, Some("bo"), None),
-        seat("A2", Status::Held, Some("cy"), Some(60)),
+        seat("A1", SeatStatus::Booked, Some("bo"), None),
+        seat("A2", SeatStatus::Held, Some("cy"), Some(60)),
     ];
     assert_eq!(
         phone(Phase::Race, &seats, None, RACE_AT).line().text,
@@ -107,7 +108,7 @@ fn no_free_seat_is_sold_out() {
         "sold out: every seat is taken"
     );
     // An expired hold is free again: not sold out.
-    let seats = [seat("A1", Status::Expired, Some("bo"), Some(10))];
+    let seats = [seat("A1", SeatStatus::Expired, Some("bo"), Some(10))];
     assert_eq!(
         phone(Phase::Race, &seats, None, RACE_AT).line().text,
         "go: tap a free seat"
@@ -116,7 +117,7 @@ fn no_free_seat_is_sold_out() {
 
 #[test]
 fn a_hold_that_ran_out_says_so_and_a_late_payment_says_refund() {
-    let seats = [seat("A7", Status::Expired, Some("ana"), Some(1))];
+    let seats = [seat("A7", SeatStatus::Expired, Some("ana"), Some(1))];
     let tap = answer(Asked::Tap, true, "you hold A7: 1 s left, pay now");
     let line = phone(Phase::Race, &seats, Some(&tap), RACE_AT + 5_000).line();
     assert_eq!(line.text, "your hold on A7 ran out: pick again");
@@ -129,14 +130,14 @@ fn a_hold_that_ran_out_says_so_and_a_late_payment_says_refund() {
 
 #[test]
 fn a_payment_a_ticket_and_a_cancel_are_the_servers_answers() {
-    let seats = [seat("A7", Status::Booked, Some("ana"), None)];
+    let seats = [seat("A7", SeatStatus::Booked, Some("ana"), None)];
     let paid = answer(Asked::Pay, true, "paid: your ticket is issued");
     let line = phone(Phase::Race, &seats, Some(&paid), RACE_AT).line();
     assert_eq!(
         (line.text.as_str(), line.tone),
         ("paid: your ticket is issued", Tone::Good)
     );
-    let seats = [seat("A7", Status::Available, None, None)];
+    let seats = [seat("A7", SeatStatus::Available, None, None)];
     let cancel = answer(Asked::Cancel, false, "released: the seat is free again");
     let line = phone(Phase::Race, &seats, Some(&cancel), RACE_AT).line();
     assert_eq!(line.text, "released: the seat is free again");
@@ -144,7 +145,7 @@ fn a_payment_a_ticket_and_a_cancel_are_the_servers_answers() {
 
 #[test]
 fn an_answer_from_an_earlier_round_is_forgotten_and_results_say_the_round_is_over() {
-    let seats = [seat("A1", Status::Available, None, None)];
+    let seats = [seat("A1", SeatStatus::Available, None, None)];
     let mut old = answer(Asked::Tap, false, "A1 is taken: pick another seat");
     old.round = 0;
     assert_eq!(
@@ -158,27 +159,29 @@ fn an_answer_from_an_earlier_round_is_forgotten_and_results_say_the_round_is_ove
 }
 
 #[test]
-fn the_state_reads_from_the_servers_json() {
-    let state = serde_json::json!({ "seats": [
-        { "id": "A1", "status": "HELD", "holder": "Ana", "actor": "ana", "until": 60, "ticket": false },
-        { "id": "A2", "status": "EXPIRED", "holder": "Bo", "actor": "bo", "until": 3 },
-        { "id": "A3", "status": "BOOKED", "holder": "Cy", "actor": "cy", "ticket": true },
-        { "id": "A4", "status": "AVAILABLE" },
-    ]});
-    let seats = RoomSeat::all(&state);
-    let statuses: Vec<Status> = seats.iter().map(|s| s.status).collect();
-    assert_eq!(
-        statuses,
-        [
-            Status::Held,
-            Status::Expired,
-            Status::Booked,
-            Status::Available
-        ]
-    );
-    assert_eq!(seats[0].until, Some(60));
-    assert_eq!(seats.iter().filter(|s| s.free()).count(), 2);
+fn the_phone_reads_the_servers_state() {
+    let state: RoomState = serde_json::from_value(serde_json::json!({
+        "code": "ACDEF", "round": 1, "phase": "race", "race_at_ms": RACE_AT, "now_ms": RACE_AT,
+        "clock": 0, "redis_unavailable": null, "bots_racing": 0,
+        "settings": { "seats": 4, "defence": "hold_confirm", "gap_ms": 0, "hold_seconds": 60,
+                      "late_payments": false, "duplicate_payments": false },
+        "participants": { "people": 3, "bots": 0, "names": [] },
+        "seats": [
+            { "id": "A1", "status": "HELD", "holder": "Ana", "actor": "ana", "until": 60, "ticket": false },
+            { "id": "A2", "status": "EXPIRED", "holder": "Bo", "actor": "bo", "until": 3, "ticket": false },
+            { "id": "A3", "status": "BOOKED", "holder": "Cy", "actor": "cy", "until": null, "ticket": true },
+            { "id": "A4", "status": "AVAILABLE", "holder": null, "actor": null, "until": null, "ticket": false },
+        ],
+        "scoreboard": { "sold": 1, "double_bookings": 0, "unique_refusals": 0, "refunds_owed": 0,
+                        "holds_never_released": 1 },
+        "feed": [],
+    }))
+    .unwrap();
+    assert_eq!(state.seats.iter().filter(|s| s.free()).count(), 2);
+    let line = Phone::of(&state, "ana", RACE_AT + 1_000, None).line();
+    // The defence pays: the hold offers Pay.
+    assert_eq!(line.text, "you hold A1 — 0:59 left, pay now");
+    assert!(line.can_pay);
     assert_eq!(clock_words(61_000), "1:01");
     assert_eq!(clock_words(-5), "0:00");
-    assert_eq!(Phase::parse("countdown"), Phase::Countdown);
 }

@@ -10,30 +10,21 @@ use std::convert::Infallible;
 use std::time::Duration;
 
 use axum::body::{Body, Bytes};
-use axum::extract::{Path, State};
 use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE};
 use axum::response::{IntoResponse, Response};
 use futures::stream::{self, StreamExt};
 use tokio_stream::wrappers::WatchStream;
 
-use super::AppState;
+use super::extract::{Api, RoomCode};
+use crate::http::error::ApiError;
 use crate::room::live::Update;
-use crate::room::{state, store};
 
 /// How often an idle stream gets a comment, so that proxies and browsers keep it open.
 const KEEP_ALIVE: Duration = Duration::from_secs(15);
 
-pub async fn events(
-    State(app): State<AppState>,
-    Path(raw): Path<String>,
-) -> Result<Response, super::rooms_io::Refused> {
-    app.readiness
-        .check()
-        .map_err(|r| super::ApiError::NotReady(r).into_response())?;
-    let api = app.room_api();
-    let code = store::code(&raw)?;
-    let first = Update::state(state::build(&api.rooms, &code).await?.to_string());
-    let changes = api.rooms.inner().live.subscribe(&code, first.clone());
+pub async fn events(Api(api): Api, RoomCode(code): RoomCode) -> Result<Response, ApiError> {
+    let first = Update::state(&api.rooms.state.build(&code).await?);
+    let changes = api.rooms.live.subscribe(&code, first.clone());
     // A `None` after the last update, so that the stream ends with the updates (the room is
     // gone from this process), not never for the comments.
     let updates = stream::once(async move { first })
