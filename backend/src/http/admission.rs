@@ -12,9 +12,9 @@
 //!   waited `queue_limit` for its turn, is refused as busy, with the seconds after which a slot
 //!   should be free (`Retry-After`).
 //!
-//! Granting a slot and giving it back is `permit`'s.
+//! The rule's numbers and its refusals are `rules.rs`'s.
 
-mod permit;
+mod rules;
 
 use std::collections::{HashMap, VecDeque};
 use std::net::IpAddr;
@@ -26,45 +26,7 @@ use tokio::time::Instant;
 
 use super::cost::Cost;
 
-pub use permit::Permit;
-
-/// The rule's numbers.
-#[derive(Clone, Debug)]
-pub struct Rules {
-    pub slots: usize,
-    pub expensive_slots: usize,
-    /// A run estimated to take longer is expensive.
-    pub cheap: Duration,
-    /// A run estimated to take longer is refused.
-    pub max_cost: Duration,
-    pub queue_limit: Duration,
-    pub max_waiting_per_client: usize,
-}
-
-impl Rules {
-    /// The rules for `slots` runs at once.
-    pub fn for_slots(slots: usize) -> Rules {
-        let slots = slots.max(1);
-        Rules {
-            slots,
-            expensive_slots: (slots / 2).max(1),
-            cheap: Duration::from_secs(2),
-            // A third of the executor's bound (30 s): well inside it on a loaded machine.
-            max_cost: Duration::from_secs(10),
-            queue_limit: Duration::from_secs(10),
-            max_waiting_per_client: 4,
-        }
-    }
-}
-
-/// Why a run may not start.
-#[derive(Debug, PartialEq, Eq)]
-pub enum Refusal {
-    /// Its estimated cost is above `Rules::max_cost`.
-    TooCostly { cost: Cost, limit: Duration },
-    /// No slot for it now: try again after `retry_after` seconds.
-    Busy { retry_after: u64, waited: bool },
-}
+pub use rules::{Refusal, Rules};
 
 /// The run queue.
 pub struct Admission {
@@ -225,3 +187,88 @@ fn remove_waiter(state: &mut State, ip: IpAddr, id: u64) {
 #[cfg(test)]
 #[path = "admission_tests.rs"]
 mod tests;
+
+/// A slot held by a run; dropping it frees the slot for the next in turn.
+pub struct Permit {
+    admission: Option<Arc<Admission>>,
+    client: IpAddr,
+    id: u64,
+    expensive: bool,
+}
+
+impl Admission {
+    /// Starts waiting runs while there are slots, round-robin across clients, fair shares
+    /// first.
+    fn grant(self: &Arc<Self>, state: &mut State) {
+        while state.running < self.rules.slots {
+            let active = state
+                .clients
+                .values()
+                .filter(|c| c.running > 0 || !c.waiting.is_empty())
+                .count()
+                .max(1);
+            let fair = self.rules.slots.div_ceil(active);
+            let expensive_room = state.running_expensive < self.rules.expensive_slots;
+            let pick = [true, false].into_iter().find_map(|fair_only| {
+                state.turn.iter().enumerate().find_map(|(at, ip)| {
+                    let client = &state.clients[ip];
+                    if fair_only && client.running >= fair {
+                        return None;
+                    }
+                    let w = client
+                        .waiting
+                        .iter()
+                        .position(|w| !w.expensive || expensive_room)?;
+                    Some((at, *ip, w))
+                })
+            });
+            let Some((at, ip, w)) = pick else { break };
+            let client = state.clients.get_mut(&ip).expect("a client in turn");
+            let waiter = client.waiting.remove(w).expect("a waiter");
+            client.running += 1;
+            state.turn.remove(at);
+            if !client.waiting.is_empty() {
+                state.turn.push_back(ip);
+            }
+            state.running += 1;
+            state.running_expensive += usize::from(waiter.expensive);
+            state
+                .ends
+                .push((waiter.id, Instant::now() + waiter.estimate));
+            let permit = Permit {
+                admission: Some(self.clone()),
+                client: ip,
+                id: waiter.id,
+                expensive: waiter.expensive,
+            };
+            if let Err(mut permit) = waiter.grant.send(permit) {
+                // Its caller has gone: give the slot back here, under the lock already held.
+                permit.admission = None;
+                release(state, &permit);
+            }
+        }
+    }
+}
+
+/// Frees a permit's slot in `state`.
+fn release(state: &mut State, permit: &Permit) {
+    state.running -= 1;
+    state.running_expensive -= usize::from(permit.expensive);
+    state.ends.retain(|(id, _)| *id != permit.id);
+    if let Some(client) = state.clients.get_mut(&permit.client) {
+        client.running -= 1;
+        if client.running == 0 && client.waiting.is_empty() {
+            state.clients.remove(&permit.client);
+        }
+    }
+}
+
+impl Drop for Permit {
+    fn drop(&mut self) {
+        if let Some(admission) = self.admission.take() {
+            let mut state = admission.lock();
+            release(&mut state, self);
+            admission.grant(&mut state);
+        }
+    }
+}

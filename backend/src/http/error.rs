@@ -5,6 +5,8 @@
 //! Client mistakes get a 4xx whose message names the field and the fix; server-side causes are
 //! logged and never sent.
 
+use std::time::Duration;
+
 use axum::extract::rejection::BytesRejection;
 use axum::http::header::{ALLOW, CONNECTION, RETRY_AFTER};
 use axum::http::{HeaderValue, StatusCode};
@@ -13,11 +15,15 @@ use axum::Json;
 use shared::protocol::ErrorBody;
 use shared::ScheduleError;
 
-use super::listener::BodyTimeout;
 use crate::db::Fault;
 use crate::executor::ExecError;
 use crate::replay::ReplayError;
 use crate::room::error::RoomError;
+
+/// A request body that did not arrive within `Limits::body_read_timeout`.
+#[derive(Debug, thiserror::Error)]
+#[error("the request body did not arrive within {} s", .0.as_secs())]
+pub struct BodyTimeout(pub Duration);
 
 /// The largest schedule file `POST /api/runs` and `POST /api/verify` take: past it, a body is
 /// refused as `ApiError::TooLarge`.

@@ -16,7 +16,6 @@ use axum::response::{IntoResponse, Response};
 use super::assets::{self, Encoding};
 use super::headers;
 use super::page::Prerender;
-use super::AppState;
 
 /// One page's HTML, ready to send in any encoding.
 struct Rendered {
@@ -26,6 +25,14 @@ struct Rendered {
     raw: Bytes,
     brotli: Option<Bytes>,
     gzip: Option<Bytes>,
+}
+
+/// What the page's routes take from the app's state (`state.rs`).
+#[derive(Clone)]
+pub struct Pages {
+    /// The built frontend, if any.
+    pub dist: Option<std::path::PathBuf>,
+    pub html: Arc<HtmlCache>,
 }
 
 /// The rendered pages, one per `Prerender` (the home page, each chapter, any other address):
@@ -88,20 +95,20 @@ fn render(page: Prerender, index: String) -> Rendered {
 }
 
 /// The page's HTML for any address the app routes, with that page's words in it.
-pub async fn index(State(state): State<AppState>, request: Request) -> Response {
+pub async fn index(State(state): State<Pages>, request: Request) -> Response {
     let page = Prerender::of(request.uri().path());
     send(&state, request, "index.html", key(page), page).await
 }
 
 /// The live room's HTML (`/room/new`, `/room/{code}`, its `/host` and `/projector`): the room
 /// bundle's own `index.html`, which draws the page it finds in the address.
-pub async fn room(State(state): State<AppState>, request: Request) -> Response {
+pub async fn room(State(state): State<Pages>, request: Request) -> Response {
     let file = format!("{ROOM_DIR}/index.html");
     send(&state, request, &file, ROOM_KEY, Prerender::Nothing).await
 }
 
 async fn send(
-    state: &AppState,
+    state: &Pages,
     request: Request,
     file: &str,
     key: Option<u8>,

@@ -26,6 +26,7 @@ use tokio::time::{Instant, Sleep};
 use tower::ServiceExt;
 
 use super::conns::{Busy, Registry, Ticket};
+use super::error::BodyTimeout;
 use super::sockets::{deepen_backlog, open_files, raise_open_files_limit};
 use super::stall::WriteStall;
 
@@ -64,11 +65,6 @@ impl Default for Limits {
         }
     }
 }
-
-/// A request body that did not arrive within `Limits::body_read_timeout`.
-#[derive(Debug, thiserror::Error)]
-#[error("the request body did not arrive within {} s", .0.as_secs())]
-pub struct BodyTimeout(pub Duration);
 
 /// Serves `app` on `listener` with `limits` until Ctrl-C.
 pub async fn serve(listener: TcpListener, app: Router, limits: Limits) -> io::Result<()> {

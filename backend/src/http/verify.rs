@@ -34,28 +34,10 @@ use super::client::ClientAddr;
 use super::cost::Cost;
 use super::routes::schedule_of;
 use super::{ApiError, AppState};
+
+mod rules;
 use crate::verify::{verify as verify_all, Plan, Stopped};
-
-/// The bounds on verifications.
-#[derive(Clone, Debug)]
-pub struct VerifyRules {
-    /// The most orders one verification runs.
-    pub max_orders: u64,
-    /// The most estimated PostgreSQL time (`cost.rs`) of all its orders together.
-    pub max_cost: Duration,
-    /// Verifications at once.
-    pub at_once: usize,
-}
-
-impl Default for VerifyRules {
-    fn default() -> VerifyRules {
-        VerifyRules {
-            max_orders: 5_000,
-            max_cost: Duration::from_secs(30 * 60),
-            at_once: 2,
-        }
-    }
-}
+pub use rules::VerifyRules;
 
 /// How long one order may wait for its turn, again and again while the server is busy, before
 /// the verification gives up.
