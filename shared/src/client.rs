@@ -26,12 +26,20 @@
 //!
 //! An operation whose condition does not hold is not sent and answers `skipped`; it changes
 //! nothing the buyer knows.
+//!
+//! How an answer changes what the application knows is `answered`'s; the simulated Redis's
+//! keys and commands are `redis`'s.
+
+mod answered;
+mod redis;
 
 use std::collections::BTreeMap;
 
 use crate::outcome::{Answer, SeenRow, StepResult};
 use crate::schedule::{Condition, Op, PayOutcome, Schedule, SeatStatus};
 use crate::sql::{self, Context, Statement};
+
+pub use redis::RedisKey;
 
 /// What one actor's application knows.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
@@ -77,22 +85,6 @@ pub enum Action {
     Send(Statement),
     /// Finished without a round trip (a skipped write, a payment).
     Done(StepResult),
-}
-
-/// A key of the simulated Redis: a seat's hold, whose hold id it stores, and the last minute it
-/// lives (its `PX` runs out after that minute; a key past it is gone as far as Redis is
-/// concerned, and is kept here only until something replaces it).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct RedisKey {
-    pub actor: usize,
-    pub hold_id: String,
-    pub until: i64,
-}
-
-impl RedisKey {
-    pub fn alive(&self, clock: i64) -> bool {
-        clock <= self.until
-    }
 }
 
 /// The client side of every actor, the clock, the payment provider and Redis.
@@ -219,46 +211,6 @@ impl Clients {
         }
     }
 
-    /// The seats whose Redis key is alive and holds `actor`'s current hold id.
-    fn redis_seats(&self, actor: usize) -> impl Iterator<Item = &String> {
-        let hold = self.actors[actor].current_hold.as_ref();
-        self.redis
-            .iter()
-            .filter(move |(_, k)| Some(&k.hold_id) == hold && k.alive(self.clock))
-            .map(|(seat, _)| seat)
-    }
-
-    /// The Redis command of `actor`'s next operation, as redis-cli takes it; `None` if it is
-    /// not a Redis op. Call it before `prepare`.
-    pub fn redis_command(&self, schedule: &Schedule, actor: usize) -> Option<String> {
-        let a = &self.actors[actor];
-        let name = &schedule.actors()[actor].name;
-        let op = schedule.actors()[actor].program.get(a.next)?;
-        match op {
-            Op::RedisHold { seats } => Some(sql::redis_hold_command(
-                self.show,
-                seats,
-                &sql::hold_id(name, a.next, op),
-                self.hold_minutes,
-            )),
-            Op::RedisRelease => {
-                // The keys of every seat it ever asks Redis to hold; each is deleted only if
-                // it still holds this hold id.
-                let mut seats: Vec<String> = schedule.actors()[actor]
-                    .program
-                    .iter()
-                    .filter(|op| op.is_redis())
-                    .flat_map(|op| op.seats().iter().cloned())
-                    .collect();
-                seats.sort();
-                seats.dedup();
-                let hold = a.current_hold.clone().unwrap_or_else(|| sql::no_hold(name));
-                Some(sql::redis_release_command(self.show, &seats, &hold))
-            }
-            _ => None,
-        }
-    }
-
     /// Marks `actor`'s next operation as sent in `entry` (before its answer is known).
     pub fn sent(&mut self, schedule: &Schedule, actor: usize, entry: usize) {
         let a = &mut self.actors[actor];
@@ -270,146 +222,6 @@ impl Clients {
             op_index: a.next,
         });
         a.next += 1;
-    }
-
-    /// Takes in the answer of `actor`'s operation at `op_index`.
-    pub fn answered(
-        &mut self,
-        schedule: &Schedule,
-        actor: usize,
-        op_index: usize,
-        result: &StepResult,
-        seen: &[SeenRow],
-    ) {
-        let name = &schedule.actors()[actor].name;
-        let op = &schedule.actors()[actor].program[op_index];
-        if *result == StepResult::Skipped && !self.runs(schedule, actor, op_index) {
-            // Its condition did not hold: nothing was sent, nothing is learnt.
-            let a = &mut self.actors[actor];
-            a.in_flight = None;
-            match op {
-                Op::Begin { .. } => a.skipping = true,
-                Op::Commit | Op::Rollback => a.skipping = false,
-                _ => {}
-            }
-            return;
-        }
-        let new_hold = sql::hold_id(name, op_index, op);
-        let a = &mut self.actors[actor];
-        a.in_flight = None;
-        let retryable = is_retryable(result);
-        if a.in_tx {
-            a.tx_retryable |= retryable;
-        }
-        match op {
-            Op::Begin { .. } if !result.is_error() => {
-                a.in_tx = true;
-                a.failed = false;
-                a.tx_took = None;
-                a.tx_retryable = false;
-            }
-            Op::Commit | Op::Rollback => {
-                let committed = matches!(op, Op::Commit) && matches!(result, StepResult::Ok { .. });
-                if let Some(took) = a.tx_took.take() {
-                    a.holding = committed && took;
-                }
-                a.retry = std::mem::take(&mut a.tx_retryable);
-                a.in_tx = false;
-                a.failed = false;
-            }
-            Op::Read { seats } | Op::Lock { seats, .. } if !result.is_error() => {
-                for seat in seats {
-                    let available = seen.iter().any(|r| &r.seat == seat && r.available);
-                    a.remembered.insert(seat.clone(), available);
-                }
-            }
-            Op::Claim { seats, .. } | Op::Write { seats, .. } => {
-                if let StepResult::Ok { rows: Some(n) } = result {
-                    if *n as usize == seats.len() {
-                        a.current_hold = Some(new_hold);
-                    }
-                }
-            }
-            Op::Hold { .. } => {
-                let held = *result
-                    == (StepResult::Answer {
-                        answer: Answer::Held,
-                    });
-                if held {
-                    a.current_hold = Some(new_hold);
-                }
-                a.holding = held;
-                a.retry = retryable
-                    || *result
-                        == (StepResult::Answer {
-                            answer: Answer::Busy,
-                        });
-            }
-            Op::Confirm { .. } => match result {
-                StepResult::Answer {
-                    answer: Answer::Issued | Answer::Duplicate,
-                } => a.holding = true,
-                StepResult::Answer {
-                    answer: Answer::RefundDue,
-                } => a.holding = false,
-                _ => {}
-            },
-            Op::RedisHold { seats } => {
-                let held = *result
-                    == (StepResult::Answer {
-                        answer: Answer::Held,
-                    });
-                for seat in seats {
-                    a.remembered.insert(seat.clone(), held);
-                    if held {
-                        let key = RedisKey {
-                            actor,
-                            hold_id: new_hold.clone(),
-                            until: self.clock + self.hold_minutes,
-                        };
-                        self.redis.insert(seat.clone(), key);
-                    }
-                }
-                if held {
-                    a.current_hold = Some(new_hold);
-                }
-                a.holding = held;
-            }
-            Op::RedisRelease
-                if *result
-                    == (StepResult::Answer {
-                        answer: Answer::Released,
-                    }) =>
-            {
-                let hold = a.current_hold.as_ref();
-                self.redis.retain(|_, k| Some(&k.hold_id) != hold);
-            }
-            Op::Advance { minutes } if !result.is_error() => self.clock += minutes,
-            _ => {}
-        }
-        if matches!(op, Op::Release | Op::RedisRelease) {
-            a.holding = false;
-        }
-        if op.takes_seats() && !op.is_one_call() {
-            // A claim, write or book: it took every seat it named, or it was refused.
-            let took = match (op, result) {
-                (Op::Book { .. }, StepResult::Ok { .. }) => true,
-                (_, StepResult::Ok { rows: Some(n) }) => *n as usize == op.seats().len(),
-                _ => false,
-            };
-            if a.in_tx {
-                a.tx_took = Some(a.tx_took.unwrap_or(true) && took);
-            } else {
-                a.holding = took;
-            }
-        }
-        if op.is_statement() && !a.in_tx {
-            // A statement of its own is an attempt of its own.
-            a.retry = retryable;
-        }
-        if result.is_error() && a.in_tx {
-            a.failed = true;
-        }
     }
 
     /// The result of a `commit` whose transaction had failed, as PostgreSQL reports it.

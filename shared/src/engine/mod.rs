@@ -11,7 +11,9 @@
 //! inserts tickets), `ops`, `funcs` and `finish` (the operations, the two server-side
 //! functions, how they end), `unique` (the ticket insert and its unique key), `trace`,
 //! `tables` and `reason` (what is reported), `live` (what the committed rows do not show:
-//! row locks, their queues, uncommitted writes).
+//! row locks, their queues, uncommitted writes); `copy` (copying an engine into another's
+//! buffers), `settle` (the wake-ups and deadlock checks after an entry), `read` (what a caller
+//! reads of an engine: its trace, its races).
 
 /// `Clone` whose `clone_from` reuses each field's buffers (`Vec::clone_from` keeps its
 /// allocation), for the state the explorer copies at every branch of its walk. The fields are
@@ -32,6 +34,7 @@ macro_rules! clone_reusing {
     };
 }
 
+mod copy;
 mod finish;
 mod funcs;
 mod live;
@@ -39,21 +42,21 @@ mod locks;
 mod mvcc;
 mod names;
 mod ops;
+mod read;
 mod reason;
 mod rows;
+mod settle;
 mod ssi;
 mod stmt;
 mod tables;
 mod trace;
 mod unique;
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::client::{Action, ActorState, Clients};
-use crate::outcome::{EntryTrace, StepResult, Trace};
+use crate::outcome::{StepResult, Trace};
 use crate::schedule::{Op, Schedule, ScheduleError};
-use crate::sqlstate::SqlState;
 
 use locks::Locks;
 use mvcc::{Db, TxId};
@@ -84,121 +87,6 @@ pub struct Engine<'s> {
     view: View,
     /// Entries during which two woken waiters raced for a row (see `races`).
     races: Vec<usize>,
-}
-
-impl Clone for Engine<'_> {
-    fn clone(&self) -> Self {
-        let Engine {
-            schedule,
-            names,
-            clients,
-            db,
-            locks,
-            ssi,
-            open,
-            running,
-            log,
-            view,
-            races,
-        } = self;
-        Engine {
-            schedule,
-            names: names.clone(),
-            clients: clients.clone(),
-            db: db.clone(),
-            locks: locks.clone(),
-            ssi: ssi.clone(),
-            open: open.clone(),
-            running: running.clone(),
-            log: log.clone(),
-            view: view.clone(),
-            races: races.clone(),
-        }
-    }
-
-    /// Reuses every buffer of `self`, the client side's included.
-    fn clone_from(&mut self, source: &Self) {
-        let Engine {
-            schedule,
-            names,
-            clients,
-            db,
-            locks,
-            ssi,
-            open,
-            running,
-            log,
-            view,
-            races,
-        } = self;
-        if std::ptr::eq(*schedule, source.schedule) {
-            copy_clients(clients, &source.clients);
-        } else {
-            clients.clone_from(&source.clients);
-        }
-        *schedule = source.schedule;
-        names.clone_from(&source.names);
-        db.clone_from(&source.db);
-        locks.clone_from(&source.locks);
-        ssi.clone_from(&source.ssi);
-        open.clone_from(&source.open);
-        running.clone_from(&source.running);
-        log.clone_from(&source.log);
-        view.clone_from(&source.view);
-        races.clone_from(&source.races);
-    }
-}
-
-/// Copies the client side of an engine of the same schedule into another's, reusing its
-/// buffers (`Clients::clone` allocates every actor's strings and maps anew). The fields it
-/// cannot reach (the show, the hold length) come from the schedule and never change.
-fn copy_clients(to: &mut Clients, from: &Clients) {
-    to.clock = from.clock;
-    copy_map(&mut to.provider, &from.provider);
-    to.redis.clone_from(&from.redis);
-    to.actors.truncate(from.actors.len());
-    for (t, f) in to.actors.iter_mut().zip(&from.actors) {
-        let ActorState {
-            next,
-            in_flight,
-            in_tx,
-            failed,
-            tx_clock,
-            remembered,
-            current_hold,
-            holding,
-            retry,
-            tx_took,
-            tx_retryable,
-            skipping,
-        } = t;
-        *next = f.next;
-        in_flight.clone_from(&f.in_flight);
-        *in_tx = f.in_tx;
-        *failed = f.failed;
-        *tx_clock = f.tx_clock;
-        copy_map(remembered, &f.remembered);
-        current_hold.clone_from(&f.current_hold);
-        *holding = f.holding;
-        *retry = f.retry;
-        *tx_took = f.tx_took;
-        *tx_retryable = f.tx_retryable;
-        *skipping = f.skipping;
-    }
-    let have = to.actors.len();
-    to.actors.extend_from_slice(&from.actors[have..]);
-    debug_assert!(to == from, "the client side was copied whole");
-}
-
-/// `to.clone_from(from)` for a map, without reallocating when both have the same keys.
-fn copy_map<V: Copy>(to: &mut BTreeMap<String, V>, from: &BTreeMap<String, V>) {
-    if to.len() == from.len() && to.keys().eq(from.keys()) {
-        for (t, f) in to.values_mut().zip(from.values()) {
-            *t = *f;
-        }
-    } else {
-        to.clone_from(from);
-    }
 }
 
 /// Why an actor cannot send its next operation now.
@@ -320,107 +208,6 @@ impl<'s> Engine<'s> {
         self.record(actor, op_index, k, ev);
         self.view = View::default();
         Ok(())
-    }
-
-    /// Wakes the waiters whose wait is over, in the order their waits began, then breaks
-    /// deadlocks, until nothing moves.
-    fn settle(&mut self, ev: &mut Events) {
-        if self.running.iter().all(Option::is_none) && self.locks.waits.iter().all(Option::is_none)
-        {
-            // Nobody waits: nothing to wake, no queue to move up, no cycle.
-            return;
-        }
-        let mut broken = false;
-        loop {
-            self.locks.promote_heads(&self.db);
-            let next = (0..self.running.len())
-                .filter(|&a| self.running[a].is_some() && self.locks.runnable(a, &self.db))
-                .min_by_key(|&a| self.locks.since(a));
-            if let Some(a) = next {
-                let mut r = self.running[a].take().expect("a waiter");
-                r.woken = self.locks.waits[a].take();
-                r.woken_in = Some(self.log.len());
-                self.drive(a, r, ev);
-                continue;
-            }
-            if let Some((victim, race)) = self.locks.deadlock_victim(&self.db) {
-                if race {
-                    self.race();
-                }
-                let r = self.running[victim].take().expect("a waiter");
-                self.locks.waits[victim] = None;
-                ev.deadlock(victim);
-                let failed = stmt::error(SqlState::DeadlockDetected, "deadlock detected");
-                self.complete(victim, r, failed, ev);
-                broken = true;
-                continue;
-            }
-            break;
-        }
-        if broken {
-            self.locks.mark_checked();
-        }
-    }
-
-    fn blocker_names(&self, actor: usize) -> Vec<String> {
-        let mut on: Vec<String> = self
-            .locks
-            .blockers(actor, &self.db)
-            .into_iter()
-            .map(|b| self.names.names[b].clone())
-            .collect();
-        on.sort();
-        on
-    }
-
-    /// The entries (0-based) whose outcome PostgreSQL leaves to a race between sessions that
-    /// one commit or rollback woke together: one reached a row that another was first in line
-    /// for before that one ran (the head usually wins; the model always lets it); an UPDATE
-    /// re-checking a row met the lock of a session that took it in the same wake-up (before
-    /// or after that session's own update); two of them inserted a ticket for the same seat,
-    /// and whichever runs first gets it; two of them went for the same row, one from that
-    /// row's queue and one from a wait for another row, or both from behind an UPDATE that
-    /// found the row replaced (it lets go of the queue before it locks the newest version);
-    /// or two of them went back to waiting (in one wake-up, whenever the cycle closed) and a
-    /// deadlock runs through both, and which of their timers runs out first decides the
-    /// victim. A real run of
-    /// such an order may disagree with the model; every other difference is a bug.
-    pub fn races(&self) -> &[usize] {
-        &self.races
-    }
-
-    /// The trace so far: one entry per step.
-    pub fn trace(&self) -> &[EntryTrace] {
-        self.view.get(&self.log, &self.names, self.schedule)
-    }
-
-    /// The trace so far in the engine's own compact form (see `Compact`).
-    pub(crate) fn compact(&self) -> Compact<'_> {
-        Compact {
-            names: &self.names,
-            initial: self.log.initial(),
-            nodes: self.log.nodes(),
-        }
-    }
-
-    /// The run's strings, which the compact record indexes.
-    pub(crate) fn names(&self) -> &Names {
-        &self.names
-    }
-
-    /// The committed rows after the last entry (before the first, if none ran).
-    pub(crate) fn committed_now(&self) -> &Committed {
-        self.log.committed()
-    }
-
-    /// The last entry in compact form, with the committed rows before it.
-    pub(crate) fn last_entry(&self) -> Option<(&Committed, &Node)> {
-        self.log.last()
-    }
-
-    /// The whole trace.
-    pub fn into_trace(self) -> Trace {
-        self.log.into_trace(&self.names, self.schedule, self.races)
     }
 }
 

@@ -1,60 +1,21 @@
 //! The operations: what each one sends does to the model, one function per kind of statement,
 //! and how a statement finishes (the client hears the answer; an error aborts the transaction,
-//! an autocommit statement commits).
+//! an autocommit statement commits). What an operation's SQL binds, and the statement it
+//! sends, are `cx`'s.
+
+mod cx;
 
 use crate::outcome::{Answer, StepResult};
-use crate::schedule::{Now, Op, SeatStatus, Wait};
+use crate::schedule::{Now, Op};
 use crate::sqlstate::SqlState;
 
-use super::mvcc::{SeatVal, TxId};
+use super::mvcc::TxId;
 use super::names::seats_of;
-use super::stmt::{self, Confirm, Facts, Kind, Running, Upd, Visit};
+use super::stmt::{self, Facts, Kind, Running, Upd, Visit};
 use super::trace::Events;
 use super::Engine;
-
-/// What an operation's SQL depends on besides the op, read from the client side before the
-/// entry is sent: `Clients::context` as indices (without building its strings).
-pub(crate) struct Cx {
-    pub new_hold: u16,
-    /// The actor's current hold id, for the operations that name it (a release, a confirm).
-    pub current_hold: Option<u16>,
-    pub tx_clock: i64,
-    pub clock: i64,
-    pub minutes: i64,
-}
-
-impl Cx {
-    pub fn of(engine: &Engine<'_>, actor: usize) -> Cx {
-        let (names, clients) = (&engine.names, &engine.clients);
-        let a = &clients.actors[actor];
-        let names_current = matches!(
-            engine.schedule.actors()[actor].program[a.next],
-            Op::Release | Op::Confirm { .. }
-        );
-        Cx {
-            new_hold: names.op_hold[actor][a.next],
-            // Looked up only where it is used: the lookup compares strings.
-            current_hold: names_current.then(|| {
-                a.current_hold
-                    .as_deref()
-                    .map_or(names.no_hold[actor], |h| names.hold(h))
-            }),
-            tx_clock: if a.in_tx { a.tx_clock } else { clients.clock },
-            clock: clients.clock,
-            minutes: engine.schedule.scenario().hold_minutes,
-        }
-    }
-
-    /// The clock reading a deadline test uses: fixed now, or `None` for `clock_now()` read at
-    /// each evaluation.
-    fn now(&self, now: Now) -> Option<i64> {
-        match now {
-            Now::Transaction => Some(self.tx_clock),
-            Now::Statement => Some(self.clock),
-            Now::Evaluation => None,
-        }
-    }
-}
+use cx::statement;
+pub(crate) use cx::Cx;
 
 /// How far a statement got.
 pub(crate) enum Poll {
@@ -262,40 +223,6 @@ impl Engine<'_> {
             Kind::Lock(_) => ok(r.rows.len() as u32),
             _ => ok(r.count),
         })
-    }
-}
-
-/// The statement an operation sends, with the values its SQL binds.
-fn statement(op: &Op, actor: usize, cx: &Cx) -> Kind {
-    let holder = actor as u8;
-    match op {
-        Op::Read { .. } => Kind::Lock(Wait::Wait),
-        Op::Lock { wait, .. } => Kind::Lock(*wait),
-        Op::Claim { .. } => Kind::Update(Upd::Claim {
-            holder,
-            hold: cx.new_hold,
-            minutes: cx.minutes,
-            now: cx.now(op.now()),
-        }),
-        Op::Write { status, .. } => Kind::Update(Upd::Write(SeatVal {
-            status: *status,
-            holder: Some(holder),
-            hold: Some(cx.new_hold),
-            until: (*status == SeatStatus::Held).then_some(cx.tx_clock + cx.minutes),
-        })),
-        Op::Release => Kind::Update(Upd::Release {
-            hold: cx.current_hold.expect("a release names the current hold"),
-        }),
-        Op::Sweep => Kind::Update(Upd::Sweep),
-        Op::Book { .. } => Kind::Book { hold: cx.new_hold },
-        Op::Confirm { .. } => Kind::Confirm(Confirm {
-            hold: cx.current_hold.expect("a confirm names the current hold"),
-            holder,
-            called_at: cx.now(op.now()),
-            seats: 0,
-            inserting: false,
-        }),
-        _ => unreachable!("{} answers at once", op.name()),
     }
 }
 

@@ -6,15 +6,22 @@
 //! 40001 under REPEATABLE READ and SERIALIZABLE. A re-check that finds the newest version being
 //! updated, and a FOR UPDATE locking the rest of the update chain after its wait, wait for that
 //! transaction outside the row's queue.
+//!
+//! Where PostgreSQL's sessions race for a row is `race`'s; the WHERE, the SERIALIZABLE
+//! bookkeeping and the row an UPDATE writes are `check`'s.
+
+mod check;
+mod race;
 
 use crate::outcome::StepResult;
-use crate::schedule::{Isolation, SeatStatus, Wait};
+use crate::schedule::{Isolation, Wait};
 use crate::sqlstate::SqlState;
 
 use super::locks::WaitOn;
-use super::mvcc::{SeatVal, TxId, VerId, NOBODY};
-use super::stmt::{concurrent_update, error, rw_dependencies, Fact, Kind, Running, Upd, Visit};
+use super::mvcc::{TxId, VerId, NOBODY};
+use super::stmt::{concurrent_update, error, Fact, Kind, Running, Visit};
 use super::Engine;
+use check::updated;
 
 impl Engine<'_> {
     /// Visits `seat` for the locking statement `r` of `actor`, or resumes the visit that
@@ -227,65 +234,6 @@ impl Engine<'_> {
         Visit::Done(Some(target))
     }
 
-    /// Whether `r`, woken at the head of a row's queue to find the version it queued on
-    /// replaced, and not following the update chain (an UPDATE, or a locking read that did
-    /// not see that update begin), leaves behind waiters whose outcome depends on who goes
-    /// first: in PostgreSQL it lets go of that version's tuple lock before it goes for the
-    /// newest one, which wakes the next in line at once, and both go for the newest version.
-    /// (A REPEATABLE READ or SERIALIZABLE waiter behind it that does not follow the chain
-    /// fails alike either way.)
-    fn breaks_up_queue(&self, actor: usize, r: &Running) -> bool {
-        let Some(on @ WaitOn::Row(seat, tid)) = r.woken.map(|w| w.on) else {
-            return false;
-        };
-        let (seat, v) = (seat as usize, tid);
-        self.locks.others_queued_on(on, actor).any(|b| {
-            self.running[b].as_ref().is_some_and(|other| {
-                self.isolation(other.tx) == Isolation::ReadCommitted
-                    || self.locks.waits[b].is_some_and(|w| {
-                        is_locking_read(other) && w.follows_updates(self.updater_of(seat, v))
-                    })
-            })
-        })
-    }
-
-    /// Whether the locking read `r`, woken from its wait for `seat` with version `v` replaced,
-    /// walks the update chain (see `Wait::follows_updates`).
-    fn follows_chain(&self, r: &Running, seat: usize, v: VerId) -> bool {
-        is_locking_read(r)
-            && r.woken
-                .is_some_and(|w| w.follows_updates(self.updater_of(seat, v)))
-    }
-
-    /// The transaction whose update replaced version `v` of `seat`, if one did.
-    fn updater_of(&self, seat: usize, v: VerId) -> Option<TxId> {
-        self.db
-            .successor(seat, v)
-            .map(|s| self.db.versions[s as usize].xmin)
-    }
-
-    /// `r`, woken during this entry (`woken_now`) from following the row's update chain, is
-    /// about to take the row ahead of the head of the newest version's queue, whom the same
-    /// commit or rollback set free: the walk asks for no tuple lock, so in PostgreSQL either
-    /// may get it.
-    fn race_the_queue_head(&mut self, actor: usize, r: &Running, seat: usize, woken_now: bool) {
-        if woken_now && from_chain(r) && self.others_set_free_for(seat, actor) {
-            self.race();
-        }
-    }
-
-    /// Whether another statement queued for `seat` has had its wait ended (by the commit or
-    /// rollback being settled) and has not run yet.
-    fn others_set_free_for(&self, seat: usize, actor: usize) -> bool {
-        (0..self.running.len()).any(|b| {
-            b != actor
-                && self.running[b].is_some()
-                && self.locks.waits[b]
-                    .is_some_and(|w| matches!(w.on, WaitOn::Row(s, _) if s as usize == seat))
-                && self.locks.runnable(b, &self.db)
-        })
-    }
-
     /// Notes that the current entry's outcome depends on a race between PostgreSQL sessions.
     pub(super) fn race(&mut self) {
         let k = self.log.len();
@@ -302,80 +250,6 @@ impl Engine<'_> {
             self.locks.promote_heads(&self.db);
         }
     }
-
-    pub(crate) fn isolation(&self, tx: TxId) -> Isolation {
-        self.db.txs[tx as usize].iso
-    }
-
-    /// The statement's WHERE on a row version, with `clock_now()` read now.
-    fn matches(&self, kind: &Kind, val: SeatVal) -> bool {
-        let clock = self.clients.clock;
-        let expired =
-            |now: i64| val.status == SeatStatus::Held && val.until.is_some_and(|u| u < now);
-        match kind {
-            Kind::Lock(_) | Kind::Confirm(_) | Kind::Book { .. } | Kind::Update(Upd::Write(_)) => {
-                true
-            }
-            Kind::Update(Upd::Claim { now, .. }) => {
-                val.status == SeatStatus::Available || expired(now.unwrap_or(clock))
-            }
-            Kind::Update(Upd::Release { hold }) => {
-                val.hold == Some(*hold) && val.status == SeatStatus::Held
-            }
-            Kind::Update(Upd::Sweep) => expired(clock),
-        }
-    }
-
-    /// SERIALIZABLE bookkeeping of a read of version `v` of `seat`.
-    pub(crate) fn ssi_read(&mut self, tx: TxId, seat: usize, v: VerId) -> Result<(), StepResult> {
-        let Some(me) = self.db.txs[tx as usize].sx else {
-            return Ok(());
-        };
-        let replaced_by = self
-            .db
-            .successor(seat, v)
-            .and_then(|s| self.db.txs[self.db.versions[s as usize].xmin as usize].sx);
-        let own = self.db.versions[v as usize].xmin == tx;
-        self.ssi
-            .read(me, seat as u8, v, replaced_by, own)
-            .map_err(|_| rw_dependencies())
-    }
-
-    /// SERIALIZABLE bookkeeping of an update of version `v` of `seat`.
-    fn ssi_write(&mut self, tx: TxId, seat: usize, v: VerId) -> Result<(), StepResult> {
-        let Some(me) = self.db.txs[tx as usize].sx else {
-            return Ok(());
-        };
-        self.ssi
-            .write(me, seat as u8, v)
-            .map_err(|_| rw_dependencies())
-    }
-}
-
-/// The row an UPDATE writes, with `clock_now()` read at `clock` (each UPDATE sets all four
-/// columns, so nothing of the old row stays).
-fn updated(upd: Upd, clock: i64) -> SeatVal {
-    match upd {
-        Upd::Claim {
-            holder,
-            hold,
-            minutes,
-            now,
-        } => SeatVal {
-            status: SeatStatus::Held,
-            holder: Some(holder),
-            hold: Some(hold),
-            until: Some(now.unwrap_or(clock) + minutes),
-        },
-        Upd::Write(val) => val,
-        Upd::Release { .. } | Upd::Sweep => SeatVal::FREE,
-    }
-}
-
-/// Whether `r` is a locking read that waits for its rows (FOR UPDATE, or the confirm
-/// function's).
-fn is_locking_read(r: &Running) -> bool {
-    matches!(r.kind, Kind::Lock(Wait::Wait) | Kind::Confirm(_))
 }
 
 /// Whether `r` is running because a commit or rollback woke it during this entry.

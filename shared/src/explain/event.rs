@@ -1,5 +1,10 @@
 //! One completion of an entry as a line of the story: "Adam booked A7 and was told they got
 //! it", "Then Omar locked A7: BOOKED", "The clock moved to minute 11: Adam's hold on A7 ran out".
+//! The lines of a write, a hold and a confirm are `took`'s; the clock's and the sweeper's are
+//! `clock`'s.
+
+mod clock;
+mod took;
 
 use std::collections::BTreeMap;
 
@@ -173,168 +178,6 @@ impl Event<'_> {
         }
         let verb = if commit { "committed" } else { "rolled back" };
         (self.released && self.j == self.k).then(|| format!("{who} {verb}"))
-    }
-
-    /// A write, claim or ticket insert: it took the seats, took some, or was skipped.
-    fn take(&self, result: &StepResult) -> String {
-        let (who, op) = (self.who(), &self.entry().op);
-        let seats = join(op.seats());
-        let rows = match result {
-            StepResult::Ok { rows } => *rows,
-            _ => None,
-        };
-        let all = rows == Some(op.seats().len() as u64);
-        match (op, result) {
-            (_, StepResult::Skipped) => format!(
-                "{who} skipped the {} and was told {seats} {} sold out",
-                if matches!(op, Op::Book { .. }) {
-                    "ticket"
-                } else {
-                    "write"
-                },
-                if op.seats().len() > 1 { "are" } else { "is" }
-            ),
-            (Op::Write { status, .. }, _) if all => {
-                let verb = if *status == SeatStatus::Booked {
-                    "booked"
-                } else {
-                    "held"
-                };
-                self.with_told(format!("{who} {verb} {seats}"), true)
-            }
-            (Op::Claim { .. }, _) if all => self.with_told(format!("{who} claimed {seats}"), true),
-            (Op::Claim { .. }, _) if rows == Some(0) => {
-                format!("{who}'s claim found {seats} taken and updated no rows")
-            }
-            (Op::Book { .. }, _) if all => {
-                self.with_told(format!("{who} inserted the ticket for {seats}"), true)
-            }
-            _ => format!(
-                "{who}'s {} changed {} of {} rows",
-                op.name(),
-                rows.unwrap_or(0),
-                op.seats().len()
-            ),
-        }
-    }
-
-    /// The payment webhook's answer.
-    fn confirm(&self, answer: Answer) -> String {
-        let who = self.who();
-        match answer {
-            Answer::Issued => {
-                let actor = &self.entry().trace.actor;
-                let tickets: Vec<&str> = self
-                    .tables_after()
-                    .bookings
-                    .iter()
-                    .filter(|b| &b.holder == actor)
-                    .map(|b| b.seat.as_str())
-                    .collect();
-                let too = if self.someone_else_had(&self.got()) {
-                    " too"
-                } else {
-                    ""
-                };
-                match tickets.as_slice() {
-                    [] => format!("{who}'s payment was confirmed"),
-                    _ => format!(
-                        "{who}'s payment was confirmed: a ticket for {}{too}",
-                        join(&tickets)
-                    ),
-                }
-            }
-            Answer::Duplicate => format!("{who}'s second webhook got the same ticket"),
-            Answer::RefundDue => format!("{who}'s payment came too late: a refund is owed"),
-            other => format!("{who}'s confirmation answered: {}", answer_words(other)),
-        }
-    }
-
-    fn hold(&self, answer: Answer, seats: &str) -> String {
-        let who = self.who();
-        match answer {
-            Answer::Held if self.got().is_empty() => {
-                format!("{who}'s retry got the same hold back")
-            }
-            Answer::Held => {
-                let actor = &self.entry().trace.actor;
-                let until = self
-                    .tables_after()
-                    .seats
-                    .iter()
-                    .filter(|r| r.holder.as_ref() == Some(actor))
-                    .find_map(|r| r.until);
-                let base = match until {
-                    Some(u) => format!("{who} held {seats} until {}", self.unit().at(u)),
-                    None => format!("{who} held {seats}"),
-                };
-                if self.someone_else_had(&self.got()) {
-                    format!("{base}, though someone else holds it too")
-                } else {
-                    base
-                }
-            }
-            Answer::Busy => {
-                format!("{who}'s hold found {seats} locked right now: busy, pick again")
-            }
-            Answer::Unavailable => {
-                let actor = &self.entry().trace.actor;
-                let own = self.tables_before().seats.iter().any(|r| {
-                    self.entry().op.seats().contains(&r.id)
-                        && r.status == SeatStatus::Held
-                        && r.holder.as_ref() == Some(actor)
-                });
-                if own {
-                    format!("{who}'s new hold found {seats} still held by {who}'s earlier hold: refused")
-                } else {
-                    format!("{who}'s hold found {seats} taken: refused")
-                }
-            }
-            Answer::Expired => format!("{who}'s retry found the hold gone: it had run out"),
-            other => format!("{who}'s hold answered: {}", answer_words(other)),
-        }
-    }
-
-    fn advance(&self) -> String {
-        let (before, after) = (self.tables_before(), self.tables_after());
-        let ran_out: Vec<String> = before
-            .seats
-            .iter()
-            .filter(|r| r.status == SeatStatus::Held)
-            .filter(|r| {
-                r.until
-                    .is_some_and(|u| u >= before.clock && u < after.clock)
-            })
-            .map(|r| {
-                format!(
-                    "{}'s hold on {} ran out",
-                    title(r.holder.as_deref().unwrap_or("?")),
-                    r.id
-                )
-            })
-            .collect();
-        let mut line = format!("The clock moved to {}", self.unit().at(after.clock));
-        if !ran_out.is_empty() {
-            line.push_str(": ");
-            line.push_str(&ran_out.join(", "));
-        }
-        line
-    }
-
-    fn sweep(&self) -> String {
-        let (before, after) = (self.tables_before(), self.tables_after());
-        let freed: Vec<String> = before
-            .seats
-            .iter()
-            .zip(&after.seats)
-            .filter(|(b, a)| b.status == SeatStatus::Held && a.status == SeatStatus::Available)
-            .map(|(b, _)| b.id.clone())
-            .collect();
-        if freed.is_empty() {
-            "The sweeper found nothing to free".to_string()
-        } else {
-            format!("The sweeper freed {}", join(&freed))
-        }
     }
 }
 

@@ -1,9 +1,11 @@
 //! The run as a PostgreSQL isolation-tester spec, and the output the tester must print for it
-//! (`tester` plays the tester's loop over the outcome; `printed` writes what it prints).
+//! (`tester` plays the tester's loop over the outcome; `printed` writes what it prints;
+//! `lexical` names the steps and writes names and SQL as the spec's lexer takes them).
 //!
 //! The spec's lexer ends an SQL block at the first `}`, wherever it is: text arrays are written
 //! `array[…]` and the migration's one `'{}'` as an escape string.
 
+mod lexical;
 mod printed;
 mod tester;
 
@@ -15,9 +17,10 @@ use super::{
 use crate::explain;
 use crate::outcome::{Outcome, StepResult};
 use crate::schedule::{Op, Schedule};
-use crate::sql::{self, Param, Statement};
+use crate::sql;
 use crate::sqlstate::SqlState;
 
+use lexical::{ident, indent, spec_sql, step_names};
 use printed::result;
 use tester::{Item, Printed, Tester};
 
@@ -251,106 +254,9 @@ fn ends_in_transaction(plan: &[Sent<'_>], actor: &str) -> bool {
         .unwrap_or(false)
 }
 
-/// Each sent entry's step name: `adam_read`, or `adam_hold1`, `adam_hold2`… when the actor
-/// sends the same operation more than once.
-fn step_names(plan: &[Sent<'_>]) -> Vec<Option<String>> {
-    let base = |s: &Sent<'_>| format!("{}_{}", s.actor.name, s.op.name());
-    let mut seen: Vec<(String, usize)> = Vec::new();
-    let mut used: BTreeSet<String> = BTreeSet::new();
-    plan.iter()
-        .map(|s| {
-            s.statement.as_ref()?;
-            let b = base(s);
-            let repeated = plan
-                .iter()
-                .filter(|o| o.statement.is_some() && base(o) == b)
-                .count()
-                > 1;
-            let n = match seen.iter_mut().find(|(name, _)| *name == b) {
-                Some((_, n)) => {
-                    *n += 1;
-                    *n
-                }
-                None => {
-                    seen.push((b.clone(), 1));
-                    1
-                }
-            };
-            let mut name = if repeated { format!("{b}{n}") } else { b };
-            while used.contains(&name) {
-                name.push('_');
-            }
-            used.insert(name.clone());
-            Some(name)
-        })
-        .collect()
-}
-
-/// A name as the spec's lexer takes it: bare when it is a plain identifier and no keyword,
-/// quoted otherwise.
-fn ident(name: &str) -> String {
-    const KEYWORDS: &[&str] = &[
-        "notices",
-        "permutation",
-        "session",
-        "setup",
-        "step",
-        "teardown",
-    ];
-    let plain = name.starts_with(|c: char| c.is_ascii_lowercase() || c == '_')
-        && name
-            .chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
-        && !KEYWORDS.contains(&name);
-    if plain {
-        name.to_string()
-    } else {
-        format!("\"{}\"", name.replace('"', "\"\""))
-    }
-}
-
-/// A statement with its parameters written in, text arrays as `array[…]` (no braces).
-fn spec_sql(statement: &Statement) -> String {
-    let mut out = statement.sql.clone();
-    for (i, p) in statement.params.iter().enumerate().rev() {
-        let literal = match p {
-            Param::TextArray(items) => {
-                let items: Vec<String> = items
-                    .iter()
-                    .map(|s| Param::Text(s.clone()).literal())
-                    .collect();
-                format!("array[{}]::text[]", items.join(", "))
-            }
-            other => other.literal(),
-        };
-        // Highest index first, so that $1 does not eat the start of $10.
-        out = out.replace(&format!("${}", i + 1), &literal);
-    }
-    out
-}
-
-fn indent(text: &str) -> String {
-    text.lines()
-        .map(|l| {
-            if l.is_empty() {
-                "\n".to_string()
-            } else {
-                format!("  {l}\n")
-            }
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn names_that_are_not_plain_identifiers_are_quoted() {
-        assert_eq!(ident("adam_read"), "adam_read");
-        assert_eq!(ident("1st_read"), "\"1st_read\"");
-        assert_eq!(ident("setup"), "\"setup\"");
-    }
 
     #[test]
     fn the_setup_holds_no_brace_that_would_end_its_block() {

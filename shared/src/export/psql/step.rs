@@ -1,0 +1,148 @@
+//! One step of a psql script: its heading, its SQL (or why nothing is sent), and what
+//! PostgreSQL answers, as psql prints it in short.
+
+use crate::explain;
+use crate::export::{step_heading, unmet_words, what, Sent};
+use crate::outcome::{Answer, Outcome, SeenRow, StepResult};
+use crate::schedule::{ClockUnit, Op, SeatStatus};
+use crate::sql::Param;
+
+/// One step: its heading, its SQL (or why nothing is sent), and what PostgreSQL answers, the
+/// clock's moments in `unit`.
+pub(super) fn step(
+    plan: &[Sent<'_>],
+    sent: &Sent<'_>,
+    total: usize,
+    outcome: &Outcome,
+    unit: ClockUnit,
+) -> String {
+    let mut out = format!(
+        "-- {}: {}\n",
+        step_heading(plan, sent.k, total),
+        what(&sent.actor.name, sent.op, unit)
+    );
+    let Some(statement) = &sent.statement else {
+        let why = match (sent.op, sent.result()) {
+            _ if sent.unmet.is_some() => {
+                unmet_words(sent, sent.unmet.expect("a condition that did not hold"))
+            }
+            (Op::Pay { .. }, _) => "No SQL: the payment provider is not the database.".to_string(),
+            (op, result) if op.is_redis() => format!(
+                "No SQL: Redis, not the database (simulated in the run). In redis-cli:\n--   {}\n-- Redis answers: {}",
+                sent.redis.as_deref().unwrap_or(""),
+                result.map_or("(not run)".to_string(), |r| r.short())
+            ),
+            (_, Some(StepResult::Skipped)) => format!(
+                "Not sent: {} remembers {} as taken, so the application says sold out instead.",
+                sent.actor.name,
+                explain::join(sent.op.seats())
+            ),
+            _ => "Nothing is sent.".to_string(),
+        };
+        out.push_str(&format!("-- {why}\n\n"));
+        return out;
+    };
+    out.push_str(&statement.to_psql());
+    out.push_str(";\n");
+    let answer = answer(sent, statement.params.get(1), outcome, unit);
+    let line = match (sent.waited(), sent.completed_after(), sent.entry) {
+        (false, _, _) => format!("PostgreSQL answers: {answer}"),
+        (true, done, Some(e)) => {
+            let on = explain::join(&e.trace.waited_for);
+            let on = if on.is_empty() {
+                "a lock".to_string()
+            } else {
+                on
+            };
+            match done {
+                Some(c) => format!(
+                    "This waits for {on}; step {} lets it go on, and PostgreSQL answers: {answer}",
+                    c + 1
+                ),
+                None => format!("This waits for {on}, and is still waiting when the order ends."),
+            }
+        }
+        (true, _, None) => "Not run: the outcome ends before this step.".to_string(),
+    };
+    out.push_str(&format!("-- {line}\n\n"));
+    out
+}
+
+/// What psql prints for the step's statement, in short. `hold` is the statement's second
+/// parameter (the hold a `release` names).
+fn answer(sent: &Sent<'_>, hold: Option<&Param>, outcome: &Outcome, unit: ClockUnit) -> String {
+    let Some(result) = sent.result() else {
+        return "nothing yet".to_string();
+    };
+    let after = sent
+        .completed_after()
+        .and_then(|c| outcome.entries.get(c))
+        .map(|e| &e.trace.tables);
+    match (sent.op, result) {
+        (_, StepResult::Error { code, message }) => format!("ERROR: {message} ({code})"),
+        (_, StepResult::RolledBack) => "ROLLBACK (the transaction had failed)".to_string(),
+        (Op::Begin { .. }, _) => "BEGIN".to_string(),
+        (Op::Commit, _) => "COMMIT".to_string(),
+        (Op::Rollback, _) => "ROLLBACK".to_string(),
+        (Op::Read { .. } | Op::Lock { .. }, _) => {
+            rows(sent.entry.map_or(&[][..], |e| &e.trace.seen), unit)
+        }
+        (Op::Book { .. }, StepResult::Ok { rows }) => format!("INSERT 0 {}", rows.unwrap_or(0)),
+        (Op::Write { .. } | Op::Claim { .. } | Op::Sweep, StepResult::Ok { rows }) => {
+            format!("UPDATE {}", rows.unwrap_or(0))
+        }
+        (Op::Hold { .. }, StepResult::Answer { answer }) => {
+            format!("hold_seats = {}", answer.as_str())
+        }
+        (Op::Confirm { .. }, StepResult::Answer { answer }) => {
+            format!("confirm_hold = {}", answer.as_str())
+        }
+        (
+            Op::Release,
+            StepResult::Answer {
+                answer: Answer::Released,
+            },
+        ) => {
+            let before = sent
+                .completed_after()
+                .and_then(|c| c.checked_sub(1))
+                .and_then(|p| outcome.entries.get(p))
+                .map_or(&outcome.initial, |e| &e.trace.tables);
+            let released = before
+                .seats
+                .iter()
+                .filter(|r| r.status == SeatStatus::Held)
+                .filter(|r| matches!(hold, Some(Param::Text(h)) if r.hold_id.as_ref() == Some(h)))
+                .count();
+            format!("UPDATE {}", released.max(1))
+        }
+        (Op::Release, _) => "UPDATE 0".to_string(),
+        (Op::Advance { .. }, _) => format!("setval = {}", after.map_or(0, |t| t.clock)),
+        (_, other) => other.short(),
+    }
+}
+
+/// The rows a read or lock returns: "1 row: A7 AVAILABLE".
+fn rows(seen: &[SeenRow], unit: ClockUnit) -> String {
+    let count = match seen.len() {
+        1 => "1 row".to_string(),
+        n => format!("{n} rows"),
+    };
+    if seen.is_empty() {
+        return count;
+    }
+    let rows: Vec<String> = seen
+        .iter()
+        .map(|r| {
+            let mut row = format!("{} {}", r.seat, r.status.as_sql());
+            if let Some(h) = &r.holder {
+                row.push_str(&format!(" by {h}"));
+            }
+            if let Some(u) = r.until {
+                row.push_str(&format!(" until {}", unit.at(u)));
+            }
+            row
+        })
+        .collect();
+    format!("{count}: {}", rows.join(", "))
+}
