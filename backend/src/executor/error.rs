@@ -32,7 +32,7 @@ pub enum ExecError {
     #[error("the run did not finish within {} s", .0.as_secs())]
     Timeout(Duration),
     /// The machine ran a schedule whose deadlock the model foresees too slowly for PostgreSQL's
-    /// deadlock checks to come in the model's order (`spacing::PACE_LIMIT`), on every try.
+    /// deadlock checks to come in the model's order (`run::pace::PACE_LIMIT`), on every try.
     #[error(
         "the server was too busy to run this schedule's deadlock at the model's pace ({0}), \
          on {tries} tries: try again when it is less busy",

@@ -45,6 +45,7 @@ mod spacing;
 mod statement;
 mod sweep;
 mod tries;
+mod waits;
 
 use std::time::Duration;
 

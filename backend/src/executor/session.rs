@@ -250,8 +250,15 @@ impl Session {
             .conn()
     }
 
-    pub fn pids(&self) -> Vec<i32> {
-        self.actors.iter().map(|a| a.pid).collect()
+    /// The monitor and the actors' connections, borrowed apart: the run asks the one while it
+    /// sends on the others.
+    pub fn parts(&mut self) -> (&mut PgConnection, &[ActorConn]) {
+        let monitor = self
+            .monitor
+            .as_mut()
+            .expect("the monitor is there until the session closes")
+            .conn();
+        (monitor, &self.actors)
     }
 
     /// Cancels whatever still waits, ends every actor's transaction, resets and returns the
