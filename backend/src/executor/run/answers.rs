@@ -136,7 +136,7 @@ impl Driver<'_> {
         let (result, seen) = answer::step(op, c.answer, p.commit_of_failed, self.clients.clock)?;
         let deadlock = matches!(&result, StepResult::Error { code, .. } if code == "40P01");
         if deadlock {
-            self.pace.victim(a, &self.buyers);
+            self.pace.victim(a, &mut self.buyers);
         }
         self.committed |= match op {
             Op::Commit => matches!(result, StepResult::Ok { .. }),

@@ -4,9 +4,10 @@
 //!
 //! PostgreSQL checks a sleep on a lock once, `deadlock_timeout` after it began, and aborts the
 //! session whose check finds a cycle. The model takes every wait's check to run after the
-//! statements sent meanwhile have done what they do, and checks in the order the waits began;
-//! after a deadlock is broken the run waits until every wait still in progress has had its
-//! check. Two things break that: a wait
+//! statements sent meanwhile have done what they do, and checks in the order the waits began:
+//! a wait older than a deadlock's victim has had its check by the time the victim fails (so
+//! also for the cycles that the victim's end closes), and after a deadlock is broken the run
+//! waits until every wait still in progress has had its check. Two things break that: a wait
 //! that begins when another on its cycle may already have had its only check (`PACE_LIMIT`),
 //! and a victim whose check ran before that of an older wait on its cycle.
 
@@ -71,12 +72,34 @@ impl Lost {
     }
 }
 
+/// A finding, and for a wait that may have outlasted its check, when the new wait was seen
+/// and which actors were blocked then (`Seen`).
+struct Finding {
+    lost: Lost,
+    seen: Option<Seen>,
+}
+
+/// The monitor's question that saw a wait begin: when, and who was blocked.
+struct Seen {
+    at: Instant,
+    blocked: Vec<bool>,
+}
+
+impl Seen {
+    /// Whether actor `v`'s wait, `w`, seen before this question, was over by then (it was not
+    /// blocked any more).
+    fn ended(&self, v: usize, w: &Wait) -> bool {
+        !self.blocked[v] && w.began.is_some_and(|began| began < self.at)
+    }
+}
+
 /// The watch over one run.
 pub(super) struct PaceWatch {
     /// The model foresees a deadlock in this run: the pace is watched.
     on: bool,
-    /// What lost the pace during the current entry, in the order found.
-    found: Vec<Lost>,
+    /// What lost the pace during the current entry, in the order found. A wait that may have
+    /// outlasted its check stays here only if no victim's failure accounts for its check.
+    found: Vec<Finding>,
     /// Deadlock victims (first) each with a wait on its cycle that began clearly before it,
     /// unchecked (second): PostgreSQL checks the older wait first, so unless that one fails
     /// too, the checks ran out of order (`checked_first`).
@@ -116,30 +139,52 @@ impl PaceWatch {
             .filter(|&w| w != a && on_cycle[w])
             .find_map(|w| Some((w, outlasted(&buyers[w].wait, now)?)));
         if let Some((w, lasted)) = first {
-            self.found.push(Lost::Outlasted {
-                waiter: a,
-                outlasted: w,
-                lasted,
+            self.found.push(Finding {
+                lost: Lost::Outlasted {
+                    waiter: a,
+                    outlasted: w,
+                    lasted,
+                },
+                seen: Some(Seen {
+                    at: now,
+                    blocked: blocked.to_vec(),
+                }),
             });
         }
     }
 
     /// Notes victim `v`'s deadlock error, before its wait is forgotten: the waits on the cycle
-    /// it broke (the blockers last seen) whose check should have come before `v`'s.
-    pub fn victim(&mut self, v: usize, buyers: &[Buyer]) {
+    /// it broke (the blockers last seen) whose check should have come before `v`'s; and that
+    /// every wait that began before `v`'s has had its check, found no cycle, and will not fail.
+    pub fn victim(&mut self, v: usize, buyers: &mut [Buyer]) {
         self.failed_in_batch.push(v);
         if !self.on {
             return;
         }
         let floor = buyers[v].wait.episode_floor;
-        let graph = wait_graph(buyers);
-        for (w, b) in buyers.iter().enumerate() {
-            let on_cycle =
-                w != v && b.pending.is_some() && !b.wait.by.is_empty() && graph.on_cycle(v, w);
-            if on_cycle && checked_first(&b.wait, floor) {
-                self.out_of_turn.push((v, w));
+        {
+            let graph = wait_graph(buyers);
+            for (w, b) in buyers.iter().enumerate() {
+                let on_cycle =
+                    w != v && b.pending.is_some() && !b.wait.by.is_empty() && graph.on_cycle(v, w);
+                if on_cycle && checked_first(&b.wait, floor) {
+                    self.out_of_turn.push((v, w));
+                }
             }
         }
+        for b in buyers.iter_mut().filter(|b| b.pending.is_some()) {
+            b.wait.checked |= began_before(&b.wait, floor);
+        }
+        // A wait seen to begin once `v`'s wait was over (its answer may come a moment later)
+        // began after `v`'s check, and so after the check of every wait older than `v`'s: one
+        // of those that outlasted its check did so as the model has it.
+        let ended = &buyers[v].wait;
+        self.found.retain(|f| match (&f.lost, &f.seen) {
+            (Lost::Outlasted { outlasted, .. }, Some(seen)) => {
+                !seen.ended(v, ended) || !began_before(&buyers[*outlasted].wait, floor)
+            }
+            _ => true,
+        });
     }
 
     /// After a batch of answers: a victim noted by `victim` whose older wait on the cycle did
@@ -152,7 +197,10 @@ impl PaceWatch {
         for (victim, older) in std::mem::take(&mut self.out_of_turn) {
             // Woken by the victim's end, the older wait may have answered in the same batch.
             if !failed.contains(&older) {
-                self.found.push(Lost::OutOfTurn { victim, older });
+                self.found.push(Finding {
+                    lost: Lost::OutOfTurn { victim, older },
+                    seen: None,
+                });
             }
         }
     }
@@ -160,7 +208,7 @@ impl PaceWatch {
     /// At the end of an entry: what lost the pace during it, first, in words.
     pub fn lost(&mut self, actors: &[Actor]) -> Option<String> {
         let found = std::mem::take(&mut self.found);
-        found.first().map(|lost| lost.words(actors))
+        found.first().map(|f| f.lost.words(actors))
     }
 }
 
@@ -169,6 +217,11 @@ impl PaceWatch {
 fn outlasted(w: &Wait, now: Instant) -> Option<Duration> {
     let lasted = now.duration_since(w.episode_floor?);
     (!w.checked && lasted >= PACE_LIMIT).then_some(lasted)
+}
+
+/// Whether wait `w` surely began before a sleep that began after `floor`: its check ran first.
+fn began_before(w: &Wait, floor: Option<Instant>) -> bool {
+    matches!((w.began, floor), (Some(began), Some(floor)) if began < floor)
 }
 
 /// Whether wait `w` should have had its deadlock check before that of a wait that surely began
@@ -217,6 +270,17 @@ mod tests {
         assert_eq!(outlasted(&checked, t + PACE_LIMIT), None);
         // Not known to wait: no claim.
         assert_eq!(outlasted(&Wait::default(), t + PACE_LIMIT), None);
+    }
+
+    #[test]
+    fn a_wait_seen_before_a_victim_began_had_its_check_first() {
+        let t = Instant::now();
+        let w = wait(t, t);
+        assert!(began_before(&w, Some(t + WAIT_SPACING)));
+        // Seen only after the victim's sleep may have begun, or not known: no claim.
+        assert!(!began_before(&w, Some(t)));
+        assert!(!began_before(&w, None));
+        assert!(!began_before(&Wait::default(), Some(t + WAIT_SPACING)));
     }
 
     #[test]
