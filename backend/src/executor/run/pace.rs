@@ -244,74 +244,52 @@ fn checked_first(w: &Wait, victim_floor: Option<Instant>) -> bool {
 mod tests {
     use super::*;
 
-    /// A wait seen to begin at `began`, its sleep surely begun after `floor`.
-    fn wait(began: Instant, floor: Instant) -> Wait {
-        Wait {
-            began: Some(began),
-            episode_floor: Some(floor),
-            ..Wait::default()
-        }
+    /// A wait seen to begin at `t`, its sleep surely begun after `t`, seen on a cycle at
+    /// `cycle`, its check waited out or not.
+    fn wait(t: Instant, cycle: Option<Instant>, checked: bool) -> Wait {
+        let mut w = Wait::default();
+        (w.began, w.episode_floor, w.cycle_seen, w.checked) = (Some(t), Some(t), cycle, checked);
+        w
     }
 
     #[test]
     fn a_wait_that_outlasted_the_pace_limit_unchecked_is_named() {
-        let t = Instant::now();
-        let w = wait(t, t);
+        let (t, ms) = (Instant::now(), Duration::from_millis(1));
+        let w = wait(t, None, false);
         assert_eq!(outlasted(&w, t + PACE_LIMIT), Some(PACE_LIMIT));
-        // Before the limit, or once its check was waited out, nothing is named.
-        assert_eq!(
-            outlasted(&w, t + PACE_LIMIT - Duration::from_millis(1)),
-            None
-        );
-        let checked = Wait {
-            checked: true,
-            ..wait(t, t)
-        };
-        assert_eq!(outlasted(&checked, t + PACE_LIMIT), None);
-        // Not known to wait: no claim.
+        // Before the limit, once its check was waited out, or not known to wait: no claim.
+        assert_eq!(outlasted(&w, t + PACE_LIMIT - ms), None);
+        assert_eq!(outlasted(&wait(t, None, true), t + PACE_LIMIT), None);
         assert_eq!(outlasted(&Wait::default(), t + PACE_LIMIT), None);
     }
 
     #[test]
     fn a_wait_seen_before_a_victim_began_had_its_check_first() {
         let t = Instant::now();
-        let w = wait(t, t);
-        assert!(began_before(&w, Some(t + WAIT_SPACING)));
+        assert!(began_before(&wait(t, None, false), Some(t + WAIT_SPACING)));
         // Seen only after the victim's sleep may have begun, or not known: no claim.
-        assert!(!began_before(&w, Some(t)));
-        assert!(!began_before(&w, None));
+        assert!(!began_before(&wait(t, None, false), Some(t)));
+        assert!(!began_before(&wait(t, None, false), None));
         assert!(!began_before(&Wait::default(), Some(t + WAIT_SPACING)));
     }
 
     #[test]
     fn an_older_unchecked_wait_should_have_been_checked_before_a_clearly_later_one() {
         let t = Instant::now();
-        let seen = |cycle: Instant| Wait {
-            cycle_seen: Some(cycle),
-            ..wait(t, t)
-        };
-        let later = Some(t + WAIT_SPACING);
-        assert!(checked_first(&seen(t + WAIT_SPACING), later));
+        let (later, cycle) = (Some(t + WAIT_SPACING), Some(t + WAIT_SPACING));
+        let w = wait(t, cycle, false);
+        assert!(checked_first(&w, later));
         // Checked already, or begun about together (one commit woke both): either may fail.
-        let checked = Wait {
-            checked: true,
-            ..seen(t + WAIT_SPACING)
-        };
-        assert!(!checked_first(&checked, later));
-        assert!(!checked_first(
-            &seen(t + WAIT_SPACING),
-            Some(t + WAIT_SPACING / 2)
-        ));
+        assert!(!checked_first(&wait(t, cycle, true), later));
+        assert!(!checked_first(&w, Some(t + WAIT_SPACING / 2)));
         // Its check may have run before the cycle closed: then the later wait finds it.
         let timeout = Duration::from_millis(shared::sql::DEADLOCK_TIMEOUT_MS);
-        assert!(!checked_first(&seen(t + timeout), later));
+        assert!(!checked_first(&wait(t, Some(t + timeout), false), later));
         // Not known: no claim.
-        let unseen = Wait {
-            began: None,
-            ..seen(t + WAIT_SPACING)
-        };
+        let mut unseen = wait(t, cycle, false);
+        unseen.began = None;
         assert!(!checked_first(&unseen, later));
-        assert!(!checked_first(&wait(t, t), later));
-        assert!(!checked_first(&seen(t + WAIT_SPACING), None));
+        assert!(!checked_first(&wait(t, None, false), later));
+        assert!(!checked_first(&w, None));
     }
 }
