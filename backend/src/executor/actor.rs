@@ -10,24 +10,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures::future::BoxFuture;
-use shared::sql::{Param, Statement};
+use shared::sql::Statement;
 use sqlx::pool::PoolConnection;
-use sqlx::postgres::PgArguments;
-use sqlx::query::Query;
-use sqlx::{Connection, Executor, PgConnection, Postgres, Row};
+use sqlx::{Connection, PgConnection, Postgres};
 use tokio::sync::{mpsc, oneshot};
 
-/// What a statement's answer is read as.
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum Fetch {
-    /// The number of rows affected.
-    Affected,
-    /// Seat rows (`seat_id, status, holder, held_until`).
-    Rows,
-    /// One text value (the one-call functions).
-    Text,
-}
+use super::statement::{run, Fetch, Raw};
 
 /// How a statement changes whether the connection is inside a transaction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,23 +27,6 @@ pub(crate) enum TxEffect {
 
 /// How long rolling back and resetting a connection may take before it is closed instead.
 const RELEASE_LIMIT: Duration = Duration::from_secs(5);
-
-/// A seat row as a `read` or `lock` returned it.
-#[derive(Debug)]
-pub(crate) struct RawRow {
-    pub seat: String,
-    pub status: String,
-    pub holder: Option<String>,
-    pub until: Option<i64>,
-}
-
-/// A statement's answer, before it is read as a step result.
-#[derive(Debug)]
-pub(crate) enum Raw {
-    Affected(u64),
-    Rows(Vec<RawRow>),
-    Text(String),
-}
 
 /// An answer, tagged with whose statement it was.
 #[derive(Debug)]
@@ -294,68 +265,5 @@ impl Task {
             return None;
         }
         keep.then(|| self.conn.into_own())
-    }
-}
-
-/// Runs `setup` (ending with `select pg_backend_pid()`) on `conn`; the backend pid.
-pub(crate) fn setup<'c>(
-    conn: &'c mut PgConnection,
-    setup: &'c str,
-) -> BoxFuture<'c, Result<i32, sqlx::Error>> {
-    Box::pin(async move { conn.fetch_one(sqlx::raw_sql(setup)).await?.try_get(0) })
-}
-
-/// Boxed so that the future's `Send` is checked at one lifetime (the task is spawned).
-pub(super) fn run<'c>(
-    conn: &'c mut PgConnection,
-    statement: &'c Statement,
-    fetch: Fetch,
-) -> BoxFuture<'c, Result<Raw, sqlx::Error>> {
-    Box::pin(async move {
-        let query = statement
-            .params
-            .iter()
-            .fold(sqlx::query(&statement.sql), bind);
-        match fetch {
-            Fetch::Affected => query
-                .execute(conn)
-                .await
-                .map(|r| Raw::Affected(r.rows_affected())),
-            // All rows, not the first: the answer is in only once its (auto)commit is done.
-            Fetch::Text => query
-                .fetch_all(conn)
-                .await
-                .and_then(|rows| match rows.first() {
-                    Some(row) => row.try_get(0).map(Raw::Text),
-                    None => Err(sqlx::Error::RowNotFound),
-                }),
-            Fetch::Rows => {
-                let rows = query.fetch_all(conn).await?;
-                rows.iter()
-                    .map(|row| {
-                        Ok(RawRow {
-                            seat: row.try_get(0)?,
-                            status: row.try_get(1)?,
-                            holder: row.try_get(2)?,
-                            until: row.try_get(3)?,
-                        })
-                    })
-                    .collect::<Result<_, sqlx::Error>>()
-                    .map(Raw::Rows)
-            }
-        }
-    })
-}
-
-fn bind<'q>(
-    query: Query<'q, Postgres, PgArguments>,
-    param: &'q Param,
-) -> Query<'q, Postgres, PgArguments> {
-    match param {
-        Param::Int(n) => query.bind(*n),
-        Param::OptInt(n) => query.bind(*n),
-        Param::Text(s) => query.bind(s.as_str()),
-        Param::OptText(s) => query.bind(s.as_deref()),
-        Param::TextArray(v) => query.bind(v.as_slice()),
     }
 }

@@ -4,7 +4,8 @@ use shared::client;
 use shared::outcome::{Answer, SeenRow, StepResult};
 use shared::schedule::{Op, SeatStatus};
 
-use super::actor::{Fetch, Raw, TxEffect};
+use super::actor::TxEffect;
+use super::statement::{Fetch, Raw};
 use super::ExecError;
 
 /// How the answer of `op` is fetched.

@@ -6,34 +6,26 @@
 //! The monitor connection holds an advisory lock on the schema's name for as long as the schema
 //! may exist, so that schemas left behind by a process that died can be told from those of
 //! live runs (`sweep`); a ready schema's monitor is its own, and holds it across runs (`ready`).
-//! The schema's name and its creation are `naming`'s, the connections' bookkeeping `conns`'s,
-//! the scenario's seed `seed`'s.
+//! The schema's name is `naming`'s, its creation `build`'s, the connections' bookkeeping
+//! `conns`'s, the scenario's seed `seed`'s.
 
 use futures::future::join_all;
 use shared::outcome::Tables;
 use shared::schedule::{Isolation, Op, Schedule};
-use shared::sql;
 use sqlx::pool::PoolConnection;
 use sqlx::{PgConnection, PgPool, Postgres};
 use tokio::sync::mpsc;
 
-use super::actor::{self, ActorConn, Completion, Conn};
+use super::actor::{ActorConn, Completion, Conn};
+use super::build;
 use super::cleanup::Cleanup;
 use super::conns::{acquire, Monitor, Taken, Unready};
-use super::ddl::{self, Step};
-use super::naming::{create_sql, schema_name};
+use super::naming::schema_name;
 use super::ready::{self, Pinned, Ready};
 use super::seed::seed;
-use super::{monitor, sweep, ExecError, RUN_SETTINGS};
+use super::statement;
+use super::{monitor, sweep, ExecError};
 use crate::db::Fault;
-
-/// What sets an actor's connection up for a run in `schema`, ending with its backend pid.
-fn actor_setup(schema: &str) -> String {
-    format!(
-        "set search_path to \"{schema}\"; {}; {RUN_SETTINGS}; select pg_backend_pid()",
-        sql::SESSION_SETTINGS
-    )
-}
 
 /// Whether `schedule` must run in a schema that no run used before, and that none will use
 /// after it: it has a SERIALIZABLE transaction. PostgreSQL's predicate locks name a table by
@@ -184,7 +176,7 @@ impl Session {
         self.shelved = true;
         self.uses = ready.uses;
         self.spare = std::mem::take(&mut ready.actors);
-        let setup = actor_setup(&self.schema);
+        let setup = build::actor_setup(&self.schema);
         let monitor = self.monitor.as_mut().expect("just set").conn();
         let show = schedule.scenario().show;
         let (seeded, pids) = tokio::join!(
@@ -192,7 +184,7 @@ impl Session {
                 seed(&mut *monitor, schedule).await?;
                 Ok::<_, sqlx::Error>(monitor::snapshot(&mut *monitor, show).await)
             },
-            join_all(conns.iter_mut().map(|c| actor::setup(c, &setup)))
+            join_all(conns.iter_mut().map(|c| statement::setup(c, &setup)))
         );
         let pids = pids.into_iter().collect::<Result<Vec<i32>, _>>();
         match seeded {
@@ -236,70 +228,19 @@ impl Session {
         Ok(pids)
     }
 
-    /// Creates the schema (its independent tables at once, one per connection) and sets the
-    /// actors' connections up for the run; their backend pids.
+    /// Creates the schema and sets the actors' connections up for the run (`build`); their
+    /// backend pids.
     async fn build(
         &mut self,
         conns: &mut [PoolConnection<Postgres>],
     ) -> Result<Vec<i32>, sqlx::Error> {
         self.created = true;
-        let schema = &self.schema;
         let monitor = self
             .monitor
             .as_mut()
             .expect("the monitor was just taken")
             .conn();
-        let setup = actor_setup(schema);
-        let mut steps = ddl::steps(sql::SCHEMA_DDL).into_iter().peekable();
-        let first = match steps.peek() {
-            Some(Step::InOrder(text)) => {
-                let first = create_sql(schema, text);
-                steps.next();
-                first
-            }
-            _ => create_sql(schema, ""),
-        };
-        // The actors' connections are set up while the schema is being created.
-        let (created, pids) = tokio::join!(
-            monitor::simple(monitor, &first),
-            join_all(conns.iter_mut().map(|c| actor::setup(c, &setup)))
-        );
-        created?;
-        let pids = pids.into_iter().collect::<Result<Vec<i32>, _>>()?;
-        for step in steps {
-            match step {
-                Step::InOrder(text) => {
-                    monitor::simple(monitor, &text).await?;
-                }
-                Step::AtOnce(tables) => {
-                    let all: Vec<&mut PgConnection> = std::iter::once(&mut *monitor)
-                        .chain(conns.iter_mut().map(|c| &mut **c))
-                        .collect();
-                    let k = all.len();
-                    let parts: Vec<String> = (0..k)
-                        .map(|j| {
-                            tables
-                                .iter()
-                                .skip(j)
-                                .step_by(k)
-                                .map(|t| format!("{t};\n"))
-                                .collect()
-                        })
-                        .collect();
-                    let created = join_all(
-                        all.into_iter()
-                            .zip(&parts)
-                            .filter(|(_, part)| !part.is_empty())
-                            .map(|(conn, part)| monitor::simple(conn, part)),
-                    )
-                    .await;
-                    for result in created {
-                        result?;
-                    }
-                }
-            }
-        }
-        Ok(pids)
+        build::build(monitor, &self.schema, conns).await
     }
 
     pub fn monitor(&mut self) -> &mut PgConnection {
@@ -309,8 +250,15 @@ impl Session {
             .conn()
     }
 
-    pub fn pids(&self) -> Vec<i32> {
-        self.actors.iter().map(|a| a.pid).collect()
+    /// The monitor and the actors' connections, borrowed apart: the run asks the one while it
+    /// sends on the others.
+    pub fn parts(&mut self) -> (&mut PgConnection, &[ActorConn]) {
+        let monitor = self
+            .monitor
+            .as_mut()
+            .expect("the monitor is there until the session closes")
+            .conn();
+        (monitor, &self.actors)
     }
 
     /// Cancels whatever still waits, ends every actor's transaction, resets and returns the

@@ -32,6 +32,13 @@ impl Engine<'_> {
                 if race {
                     self.race();
                 }
+                // The victim's check ran `deadlock_timeout` after its wait began, so the check
+                // of every wait that began before it has run too, and found no cycle: none of
+                // them can fail for a cycle that the victim's end closes.
+                let since = self.locks.since(victim).expect("a victim waits");
+                for w in self.locks.waits.iter_mut().flatten() {
+                    w.checked |= w.since < since;
+                }
                 let r = self.running[victim].take().expect("a waiter");
                 self.locks.waits[victim] = None;
                 ev.deadlock(victim);
