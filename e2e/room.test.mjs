@@ -104,13 +104,13 @@ test('two phones race for one seat: exactly one holds it, the projector shows it
   await Promise.all([a1(ana.page).click(), a1(bo.page).click()]);
   const settled = async (page) => {
     const line = lineOf(page);
-    await line.filter({ hasText: /you hold A1 — \d:\d\d left|A1 is taken/ }).waitFor({ timeout: 20_000 });
+    await line.filter({ hasText: /you hold A1 — \d:\d\d left|A1 is already taken/ }).waitFor({ timeout: 20_000 });
     return line.innerText();
   };
   const lines = await Promise.all([settled(ana.page), settled(bo.page)]);
   figure(t, `after both tapped A1: Ana "${lines[0]}", Bo "${lines[1]}"`);
   const holds = lines.filter((l) => /^you hold A1 — \d:\d\d left$/.test(l));
-  const taken = lines.filter((l) => l === 'sold out: A1 is taken');
+  const taken = lines.filter((l) => l === 'A1 is already taken');
   assert.equal(holds.length, 1, `exactly one is told it holds A1: ${lines}`);
   assert.equal(taken.length, 1, `the other is told it is taken: ${lines}`);
   const [winner, loser] = holds[0] === lines[0] ? [ana, bo] : [bo, ana];

@@ -140,7 +140,7 @@ async fn a_phones_line_follows_a_real_round_hold_taken_ticket_and_sold_out() {
     let taken = line(&api, &code, &bo).await;
     assert_eq!(
         (taken.text.as_str(), taken.tone),
-        ("sold out: A1 is taken", Tone::Bad)
+        ("A1 is already taken", Tone::Bad)
     );
     assert!(!taken.can_pay && !taken.can_cancel);
     ask(&api, &code, &mut ana, Asked::Pay, "pay", json!({})).await;

@@ -1,8 +1,9 @@
 //! A run's own schema, made from the migration text while the actors' connections are set up
 //! for it: its first step at once with the set-up, then its independent tables at once, one
-//! share per connection.
+//! share per connection; and which schedules must have such a schema of their own.
 
 use futures::future::join_all;
+use shared::schedule::{Isolation, Op, Schedule};
 use shared::sql;
 use sqlx::pool::PoolConnection;
 use sqlx::{PgConnection, Postgres};
@@ -86,4 +87,24 @@ async fn at_once(
         result?;
     }
     Ok(())
+}
+
+/// Whether `schedule` must run in a schema that no run used before, and that none will use
+/// after it: it has a SERIALIZABLE transaction. PostgreSQL's predicate locks name a table by
+/// its oid, and those of a committed serializable transaction outlive it while any serializable
+/// transaction on the server overlaps it (another run's, say); in a reused schema they would
+/// meet the next run's writes. And a table emptied many times has its rows where the model's
+/// one heap page does not (updates stop being HOT, and an index page's predicate lock then
+/// conflicts). Both only matter to SERIALIZABLE, which alone checks predicate locks.
+pub(crate) fn fresh_only(schedule: &Schedule) -> bool {
+    schedule.actors().iter().any(|a| {
+        a.program.iter().any(|op| {
+            matches!(
+                op,
+                Op::Begin {
+                    isolation: Isolation::Serializable
+                }
+            )
+        })
+    })
 }

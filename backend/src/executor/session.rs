@@ -11,7 +11,7 @@
 
 use futures::future::join_all;
 use shared::outcome::Tables;
-use shared::schedule::{Isolation, Op, Schedule};
+use shared::schedule::Schedule;
 use sqlx::pool::PoolConnection;
 use sqlx::{PgConnection, PgPool, Postgres};
 use tokio::sync::mpsc;
@@ -26,26 +26,6 @@ use super::seed::seed;
 use super::statement;
 use super::{monitor, sweep, ExecError};
 use crate::db::Fault;
-
-/// Whether `schedule` must run in a schema that no run used before, and that none will use
-/// after it: it has a SERIALIZABLE transaction. PostgreSQL's predicate locks name a table by
-/// its oid, and those of a committed serializable transaction outlive it while any serializable
-/// transaction on the server overlaps it (another run's, say); in a reused schema they would
-/// meet the next run's writes. And a table emptied many times has its rows where the model's
-/// one heap page does not (updates stop being HOT, and an index page's predicate lock then
-/// conflicts). Both only matter to SERIALIZABLE, which alone checks predicate locks.
-pub(crate) fn fresh_only(schedule: &Schedule) -> bool {
-    schedule.actors().iter().any(|a| {
-        a.program.iter().any(|op| {
-            matches!(
-                op,
-                Op::Begin {
-                    isolation: Isolation::Serializable
-                }
-            )
-        })
-    })
-}
 
 /// The receiver of a run's answers, one per statement, from all its actors.
 pub(crate) type Completions = mpsc::UnboundedReceiver<Completion>;
@@ -102,7 +82,7 @@ impl Session {
         let n = schedule.actors().len();
         let mut taken = Taken {
             pool: self.pool.clone(),
-            ready: if fresh_only(schedule) {
+            ready: if build::fresh_only(schedule) {
                 None
             } else {
                 ready::take(&self.pool)

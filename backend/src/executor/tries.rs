@@ -10,7 +10,7 @@ use sqlx::PgPool;
 use tokio::sync::oneshot;
 use tokio::time::Instant;
 
-use super::{phases, run, session, ExecError, PACE_TRIES};
+use super::{build, phases, run, session, ExecError, PACE_TRIES};
 use crate::db;
 
 /// How long after a try too slow for its deadlock the next one starts, times the tries so far.
@@ -71,9 +71,9 @@ pub(super) async fn run_within(
             }
         }
         // A run that ended normally leaves its schema fit for the next one, once emptied; but
-        // not one with a SERIALIZABLE transaction (`session::fresh_only`).
-        let keep = matches!(&result, Ok(_) | Err(ExecError::Schedule(_)))
-            && !session::fresh_only(&schedule);
+        // not one with a SERIALIZABLE transaction (`build::fresh_only`).
+        let keep =
+            matches!(&result, Ok(_) | Err(ExecError::Schedule(_))) && !build::fresh_only(&schedule);
         let _ = answer.send(result);
         session.close(keep).await;
         return;

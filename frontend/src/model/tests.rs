@@ -41,7 +41,7 @@ fn moving_omars_read_after_adams_write_leaves_omar_sold_out() {
     let end = outcome.entries.len();
     assert_eq!(
         phone(&moved, &outcome, "omar", end).text,
-        "Sold out: A7 is taken"
+        "A7 is already taken"
     );
     assert_eq!(
         phone(&moved, &outcome, "adam", end).text,

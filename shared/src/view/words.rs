@@ -91,7 +91,7 @@ pub fn asked_again(r: &Refusal) -> String {
 pub fn refusal(r: &Refusal) -> String {
     match r {
         Refusal::SoldOut(seats) | Refusal::RemembersTaken(seats) => {
-            format!("sold out: {} taken", are(seats))
+            format!("{} already taken", are(seats))
         }
         Refusal::Busy(seats, code) => {
             let code = code
@@ -106,7 +106,7 @@ pub fn refusal(r: &Refusal) -> String {
             format!("{those} busy right now{code}: pick again")
         }
         Refusal::TicketExists(seats) => format!(
-            "sold out: {} already {} a ticket {}",
+            "{} already {} a ticket {}",
             join(seats),
             if seats.len() > 1 { "have" } else { "has" },
             SqlState::UniqueViolation.tag()
