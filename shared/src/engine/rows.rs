@@ -67,6 +67,7 @@ impl Engine<'_> {
                     // finds its own version replaced and fails: the lock stays until the
                     // transaction ends.
                     self.race_the_queue_head(actor, r, seat, woken_now);
+                    self.race_a_later_row(actor, seat, woken_now);
                     self.locks.take(seat, r.tx, k);
                     self.db.assign_xid(r.tx);
                 }

@@ -64,6 +64,24 @@ impl Engine<'_> {
         }
     }
 
+    /// `actor`, woken during this entry from following the row's update chain, locks the
+    /// newest version of `seat` before it fails (REPEATABLE READ or SERIALIZABLE), while a
+    /// statement that the same commit or rollback set free, waiting for another row, will
+    /// still come to `seat`: in PostgreSQL they run at once, and if that one locks the newest
+    /// version first, the walk waits for its transaction before it fails.
+    pub(super) fn race_a_later_row(&mut self, actor: usize, seat: usize, woken_now: bool) {
+        let later = |b: usize| {
+            b != actor
+                && self.running[b]
+                    .as_ref()
+                    .is_some_and(|other| other.todo & (1 << seat) != 0)
+                && self.locks.runnable(b, &self.db)
+        };
+        if woken_now && (0..self.running.len()).any(later) {
+            self.race();
+        }
+    }
+
     /// Whether another statement queued for `seat` has had its wait ended (by the commit or
     /// rollback being settled) and has not run yet.
     fn others_set_free_for(&self, seat: usize, actor: usize) -> bool {
