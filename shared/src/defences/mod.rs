@@ -12,57 +12,77 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-/// A defence, by name.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Defence {
-    CheckThenAct,
-    Transaction,
-    RepeatableRead,
-    Serializable,
-    AtomicUpdate,
-    LockRow,
-    LockNowait,
-    SkipLocked,
-    RepeatableReadRetry,
-    SerializableRetry,
-    LockNowaitRetry,
-    UniqueConstraint,
-    HoldConfirm,
-    ExpiryOnly,
-    ReleaseOnExit,
-    RedisHold,
-    RedisUpdate,
-    RedisExpiryOnly,
-    RedisReleaseOnExit,
+/// Declares `Defence`, `Defence::ALL` and each defence's words from one table, so that a
+/// defence is written down once: its variant, identifier, title and summary.
+macro_rules! defences {
+    ($($variant:ident => $id:literal, $title:literal, $summary:literal;)*) => {
+        /// A defence, by name.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        pub enum Defence {
+            $(#[serde(rename = $id)] $variant,)*
+        }
+
+        /// How many defences there are.
+        const COUNT: usize = [$($id),*].len();
+
+        impl Defence {
+            /// Every defence, in the order the page offers them.
+            pub const ALL: [Defence; COUNT] = [$(Defence::$variant),*];
+
+            /// Identifier, title, summary.
+            const fn words(self) -> (&'static str, &'static str, &'static str) {
+                match self {
+                    $(Defence::$variant => ($id, $title, $summary),)*
+                }
+            }
+        }
+    };
+}
+
+defences! {
+    CheckThenAct => "check_then_act", "Check, then act",
+        "read the seat, then book it if it looked free";
+    Transaction => "transaction", "Transaction",
+        "the same read and write inside a READ COMMITTED transaction";
+    RepeatableRead => "repeatable_read", "Repeatable read",
+        "the same read and write inside a REPEATABLE READ transaction";
+    Serializable => "serializable", "Serializable",
+        "the same read and write inside a SERIALIZABLE transaction";
+    AtomicUpdate => "atomic_update", "Atomic write",
+        "one conditional UPDATE that takes the seat only if it is still free";
+    LockRow => "lock_row", "Row lock",
+        "lock the row with SELECT … FOR UPDATE, then write";
+    LockNowait => "lock_nowait", "Row lock, NOWAIT",
+        "lock every seat with FOR UPDATE NOWAIT: all of them or none";
+    SkipLocked => "skip_locked", "Row lock, SKIP LOCKED",
+        "lock with FOR UPDATE SKIP LOCKED, then write what was not skipped";
+    RepeatableReadRetry => "repeatable_read_retry", "Repeatable read, and try again",
+        "the REPEATABLE READ transaction, tried once more if it fails with 40001 or 40P01";
+    SerializableRetry => "serializable_retry", "Serializable, and try again",
+        "the SERIALIZABLE transaction, tried once more if it fails with 40001 or 40P01";
+    LockNowaitRetry => "lock_nowait_retry", "Row lock, NOWAIT, and try again",
+        "lock every seat with FOR UPDATE NOWAIT, and try once more if they were busy (55P03)";
+    UniqueConstraint => "unique_constraint", "Unique constraint",
+        "read, then insert the ticket: the unique key refuses a second one";
+    HoldConfirm => "hold_confirm", "Hold, pay, confirm",
+        "hold the seat, pay with the hold id, confirm only if the hold is still ours";
+    ExpiryOnly => "expiry_only", "A hold left to expire",
+        "hold, leave without releasing, come back: locked out by one's own hold";
+    ReleaseOnExit => "release_on_exit", "A hold released on leaving",
+        "hold, release on leaving, come back: the seat is there again";
+    RedisHold => "redis_hold", "Redis hold, then a ticket",
+        "hold in Redis with SET NX and a TTL, pay, insert the ticket: the unique key decides";
+    RedisUpdate => "redis_update", "Redis hold, then an UPDATE",
+        "hold in Redis with SET NX and a TTL, pay, UPDATE the seat to BOOKED: nothing checks";
+    RedisExpiryOnly => "redis_expiry_only", "Redis hold, left to its TTL",
+        "hold in Redis, leave without deleting the key, come back: locked out until the TTL";
+    RedisReleaseOnExit => "redis_release_on_exit", "Redis hold, deleted on leaving",
+        "hold in Redis, delete the key on leaving, come back: the seat is there again";
 }
 
 use Defence::*;
 
 impl Defence {
-    /// Every defence, in the order the page offers them.
-    pub const ALL: [Defence; 19] = [
-        CheckThenAct,
-        Transaction,
-        RepeatableRead,
-        Serializable,
-        AtomicUpdate,
-        LockRow,
-        LockNowait,
-        SkipLocked,
-        RepeatableReadRetry,
-        SerializableRetry,
-        LockNowaitRetry,
-        UniqueConstraint,
-        HoldConfirm,
-        ExpiryOnly,
-        ReleaseOnExit,
-        RedisHold,
-        RedisUpdate,
-        RedisExpiryOnly,
-        RedisReleaseOnExit,
-    ];
-
     /// The defence spelled `id` (`check_then_act`), or `None`.
     pub fn parse(id: &str) -> Option<Defence> {
         Defence::ALL.into_iter().find(|d| d.id() == id)
@@ -109,107 +129,6 @@ impl Defence {
             SerializableRetry => Some(Serializable),
             LockNowaitRetry => Some(LockNowait),
             _ => None,
-        }
-    }
-
-    /// Identifier, title, summary.
-    const fn words(self) -> (&'static str, &'static str, &'static str) {
-        match self {
-            CheckThenAct => (
-                "check_then_act",
-                "Check, then act",
-                "read the seat, then book it if it looked free",
-            ),
-            Transaction => (
-                "transaction",
-                "Transaction",
-                "the same read and write inside a READ COMMITTED transaction",
-            ),
-            RepeatableRead => (
-                "repeatable_read",
-                "Repeatable read",
-                "the same read and write inside a REPEATABLE READ transaction",
-            ),
-            Serializable => (
-                "serializable",
-                "Serializable",
-                "the same read and write inside a SERIALIZABLE transaction",
-            ),
-            AtomicUpdate => (
-                "atomic_update",
-                "Atomic write",
-                "one conditional UPDATE that takes the seat only if it is still free",
-            ),
-            LockRow => (
-                "lock_row",
-                "Row lock",
-                "lock the row with SELECT … FOR UPDATE, then write",
-            ),
-            LockNowait => (
-                "lock_nowait",
-                "Row lock, NOWAIT",
-                "lock every seat with FOR UPDATE NOWAIT: all of them or none",
-            ),
-            SkipLocked => (
-                "skip_locked",
-                "Row lock, SKIP LOCKED",
-                "lock with FOR UPDATE SKIP LOCKED, then write what was not skipped",
-            ),
-            RepeatableReadRetry => (
-                "repeatable_read_retry",
-                "Repeatable read, and try again",
-                "the REPEATABLE READ transaction, tried once more if it fails with 40001 or 40P01",
-            ),
-            SerializableRetry => (
-                "serializable_retry",
-                "Serializable, and try again",
-                "the SERIALIZABLE transaction, tried once more if it fails with 40001 or 40P01",
-            ),
-            LockNowaitRetry => (
-                "lock_nowait_retry",
-                "Row lock, NOWAIT, and try again",
-                "lock every seat with FOR UPDATE NOWAIT, and try once more if they were busy (55P03)",
-            ),
-            UniqueConstraint => (
-                "unique_constraint",
-                "Unique constraint",
-                "read, then insert the ticket: the unique key refuses a second one",
-            ),
-            HoldConfirm => (
-                "hold_confirm",
-                "Hold, pay, confirm",
-                "hold the seat, pay with the hold id, confirm only if the hold is still ours",
-            ),
-            ExpiryOnly => (
-                "expiry_only",
-                "A hold left to expire",
-                "hold, leave without releasing, come back: locked out by one's own hold",
-            ),
-            ReleaseOnExit => (
-                "release_on_exit",
-                "A hold released on leaving",
-                "hold, release on leaving, come back: the seat is there again",
-            ),
-            RedisHold => (
-                "redis_hold",
-                "Redis hold, then a ticket",
-                "hold in Redis with SET NX and a TTL, pay, insert the ticket: the unique key decides",
-            ),
-            RedisUpdate => (
-                "redis_update",
-                "Redis hold, then an UPDATE",
-                "hold in Redis with SET NX and a TTL, pay, UPDATE the seat to BOOKED: nothing checks",
-            ),
-            RedisExpiryOnly => (
-                "redis_expiry_only",
-                "Redis hold, left to its TTL",
-                "hold in Redis, leave without deleting the key, come back: locked out until the TTL",
-            ),
-            RedisReleaseOnExit => (
-                "redis_release_on_exit",
-                "Redis hold, deleted on leaving",
-                "hold in Redis, delete the key on leaving, come back: the seat is there again",
-            ),
         }
     }
 }

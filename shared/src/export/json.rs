@@ -4,6 +4,8 @@
 
 use serde_json::Value;
 
+use crate::schedule::EXPECT_KEYS;
+
 /// The longest line a value is written on, when it can be broken.
 const WIDTH: usize = 100;
 
@@ -112,17 +114,12 @@ fn ordered_keys(map: &serde_json::Map<String, Value>) -> Vec<&str> {
         "status",
         "holder",
         "until",
-        "double_booked",
-        "lost_seat",
-        "refund_due",
-        "unpaid_hold",
-        "booked_late",
-        "told",
-        "final",
-        "steps",
     ];
+    // Then the expectations' keys, in their own order.
+    let first = FIRST.iter().chain(EXPECT_KEYS.iter());
+    let rank = |k: &str| first.clone().position(|f| *f == k).unwrap_or(usize::MAX);
     let mut keys: Vec<&str> = map.keys().map(String::as_str).collect();
-    keys.sort_by_key(|k| (FIRST.iter().position(|f| f == k).unwrap_or(FIRST.len()), *k));
+    keys.sort_by_key(|k| (rank(k), *k));
     keys
 }
 

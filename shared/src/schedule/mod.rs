@@ -22,6 +22,7 @@ mod program;
 mod suggest;
 
 pub use clock_unit::ClockUnit;
+pub(crate) use decode::EXPECT_KEYS;
 pub use format::{Expect, FinalSeat, ProgramSpec, Scenario, ScheduleFile, SeatSpec, SeatStatus};
 pub use op::{op_value, Condition, Isolation, Now, Op, PayOutcome, Wait};
 pub use order::Stuck;

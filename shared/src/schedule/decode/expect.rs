@@ -9,23 +9,25 @@ use super::super::{Expect, FinalSeat, ScheduleError};
 use super::reader::{boolean, text, texts, Obj};
 use super::status;
 
+/// Every key of `expect`, in the order an exported file writes them.
+pub(crate) const EXPECT_KEYS: [&str; 8] = [
+    "double_booked",
+    "lost_seat",
+    "refund_due",
+    "unpaid_hold",
+    "booked_late",
+    "told",
+    "final",
+    "steps",
+];
+
 pub(super) fn expect(path: &str, v: &Value) -> Result<Expect, ScheduleError> {
     let o = Obj::of(
         path,
         v,
         "the expectations, an object, e.g. {\"double_booked\": false}",
     )?;
-    let keys = [
-        "double_booked",
-        "lost_seat",
-        "refund_due",
-        "unpaid_hold",
-        "booked_late",
-        "told",
-        "final",
-        "steps",
-    ];
-    o.only(&keys, "the expectations")?;
+    o.only(&EXPECT_KEYS, "the expectations")?;
     let names = |p: &str, v: &Value| {
         texts(
             p,

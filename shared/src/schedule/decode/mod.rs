@@ -21,6 +21,7 @@ use expect::expect;
 use reader::{choice, error, text, texts, whole, Obj};
 use scenario::scenario;
 
+pub(crate) use expect::EXPECT_KEYS;
 pub(super) use op::op;
 pub(crate) use reader::key_path;
 
