@@ -1,6 +1,6 @@
 //! The SQLSTATEs a seat race meets, as a type: the five-character code PostgreSQL sends (and
-//! the schedule format and the outcome write), its condition name, and what it means. Every
-//! comparison with a code goes through this type; every sentence about one is in `words`.
+//! the schedule format and the outcome write), and what it means. Every comparison with a code
+//! goes through this type; every sentence about one is in `words`.
 
 mod words;
 
@@ -60,19 +60,6 @@ impl SqlState {
         }
     }
 
-    /// PostgreSQL's condition name (`deadlock_detected`), for a known code.
-    pub fn condition(&self) -> Option<&'static str> {
-        Some(match self {
-            SqlState::UniqueViolation => "unique_violation",
-            SqlState::InFailedTransaction => "in_failed_sql_transaction",
-            SqlState::SerializationFailure => "serialization_failure",
-            SqlState::DeadlockDetected => "deadlock_detected",
-            SqlState::LockNotAvailable => "lock_not_available",
-            SqlState::QueryCanceled => "query_canceled",
-            SqlState::Other(_) => return None,
-        })
-    }
-
     /// Whether an application's retry of the whole attempt is worth it: a serialization
     /// failure, a deadlock, or a busy row (`"if": "failed"`).
     pub fn retryable(&self) -> bool {
@@ -109,12 +96,6 @@ impl fmt::Display for SqlState {
     }
 }
 
-impl PartialEq<str> for SqlState {
-    fn eq(&self, code: &str) -> bool {
-        self.code() == code
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -123,7 +104,6 @@ mod tests {
     fn every_named_code_reads_back_as_itself_and_others_are_kept_as_sent() {
         for state in SqlState::NAMED {
             assert_eq!(SqlState::parse(state.code()), state);
-            assert!(state.condition().is_some());
             let json = serde_json::to_string(&state).unwrap();
             assert_eq!(json, format!("\"{}\"", state.code()));
             assert_eq!(serde_json::from_str::<SqlState>(&json).unwrap(), state);
