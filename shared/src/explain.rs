@@ -80,13 +80,7 @@ pub fn story_events(schedule: &Schedule, outcome: &Outcome) -> Vec<String> {
         let released = done_at[k].iter().any(|&j| j != k);
         // A deadlock victim fails before anything its cycle held up goes on.
         let mut order = done_at[k].clone();
-        order.sort_by_key(|&j| {
-            (
-                !is_error(&entries[j], &SqlState::DeadlockDetected),
-                j != k,
-                j,
-            )
-        });
+        order.sort_by_key(|&j| (!is_deadlock(&entries[j]), j != k, j));
         for j in order {
             let event = Event {
                 schedule,
@@ -146,8 +140,12 @@ pub fn headline(schedule: &Schedule, outcome: &Outcome) -> String {
     parts.join("; ")
 }
 
-fn is_error(e: &Entry, sqlstate: &SqlState) -> bool {
-    e.trace.result.as_ref().and_then(StepResult::code) == Some(sqlstate)
+fn is_deadlock(e: &Entry) -> bool {
+    e.trace
+        .result
+        .as_ref()
+        .and_then(StepResult::code)
+        .is_some_and(SqlState::is_deadlock)
 }
 
 /// Seat → the actors holding or owning it when the scenario starts.

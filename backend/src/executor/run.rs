@@ -14,7 +14,6 @@ use shared::client::{Action, Clients};
 use shared::outcome::{EntryTrace, StepResult, Tables, Trace};
 use shared::schedule::{Op, Schedule, ScheduleError};
 use shared::sql::Statement;
-use shared::SqlState;
 use sqlx::PgConnection;
 use tokio::time::Instant;
 
@@ -31,10 +30,9 @@ use super::{answer, monitor, ExecError};
 /// pace watch), never what is compared.
 fn deadlock_foreseen(schedule: &Schedule) -> bool {
     match shared::engine::simulate(schedule) {
-        Ok(trace) => trace
-            .entries
-            .iter()
-            .any(|e| matches!(&e.result, Some(StepResult::Error { code, .. }) if *code == SqlState::DeadlockDetected)),
+        Ok(trace) => trace.entries.iter().any(
+            |e| matches!(&e.result, Some(StepResult::Error { code, .. }) if code.is_deadlock()),
+        ),
         Err(_) => true,
     }
 }

@@ -5,7 +5,6 @@
 use std::time::Duration;
 
 use shared::outcome::StepResult;
-use shared::sqlstate::SqlState;
 use shared::Trace;
 
 /// A run's fixed price: its schema created from the migration text and dropped, and a
@@ -41,7 +40,7 @@ impl Cost {
             .entries
             .iter()
             .filter(
-                |e| matches!(&e.result, Some(StepResult::Error { code, .. }) if *code == SqlState::DeadlockDetected),
+                |e| matches!(&e.result, Some(StepResult::Error { code, .. }) if code.is_deadlock()),
             )
             .count();
         let waits = trace

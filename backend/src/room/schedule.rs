@@ -38,6 +38,7 @@ pub fn one_actor(
     }
     let file = ScheduleFile {
         version: 1,
+        engine: Default::default(),
         name: format!("{actor} in room {}", room.code),
         description: None,
         scenario: scenario(room.settings.hold_seconds as i64, &seats),
@@ -140,6 +141,7 @@ pub async fn round(pool: &PgPool, room: &Room, n: i32) -> Result<RoundSchedule, 
     let overlaps = overlaps(&sent.spans);
     let schedule = ScheduleFile {
         version: 1,
+        engine: Default::default(),
         name: format!("Room {}, round {n}", room.code),
         description: Some(if overlaps.is_empty() {
             "The order in which the server sent every statement; none of them overlapped, so the model's outcome is what happened live.".to_string()

@@ -266,7 +266,7 @@ fn refused(outcome: &Outcome, actor: &str) -> Refused {
     for e in outcome.entries.iter().filter(|e| e.trace.actor == actor) {
         why = match (&e.op, e.trace.result.as_ref()) {
             (_, Some(StepResult::Error { code, .. })) => match code {
-                SqlState::LockNotAvailable => Refused::Busy,
+                code if code.is_busy() => Refused::Busy,
                 code if code.refused_words().is_some() => Refused::Error(code.clone()),
                 _ => why,
             },

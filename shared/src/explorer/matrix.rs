@@ -105,6 +105,7 @@ pub fn matrix_schedule(defence: Defence, scenario: &str) -> Option<Schedule> {
     let file = ScheduleFile {
         version: 1,
         name: format!("{}: {}", column.title, row.title()),
+        engine: Default::default(),
         description: Some(row.summary().to_string()),
         scenario: Scenario {
             show: 501,

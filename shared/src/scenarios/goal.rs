@@ -70,14 +70,14 @@ impl Goal {
             Goal::CollideWithoutWaiting => {
                 entries
                     .iter()
-                    .any(|e| error_code(e) == Some(&SqlState::LockNotAvailable))
+                    .any(|e| error_code(e).is_some_and(SqlState::is_busy))
                     && entries.iter().all(|e| {
                         e.trace.waited_for.is_empty()
-                            && error_code(e) != Some(&SqlState::DeadlockDetected)
+                            && !error_code(e).is_some_and(SqlState::is_deadlock)
                     })
             }
             Goal::SecondTicketRefused => entries.iter().any(|e| {
-                matches!(e.op, Op::Book { .. }) && error_code(e) == Some(&SqlState::UniqueViolation)
+                matches!(e.op, Op::Book { .. }) && error_code(e).is_some_and(SqlState::is_duplicate)
             }),
             Goal::DeadHoldBooked => entries.iter().enumerate().any(|(k, e)| {
                 answered(e, Answer::Issued)

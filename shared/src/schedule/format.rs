@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::ClockUnit;
+use super::{ClockUnit, Database};
 
 /// A schedule file as written (format version 1). Read it with `Schedule::parse_json`, or
 /// with serde (`decode` gives it its own `Deserialize`, with the same errors).
@@ -14,6 +14,9 @@ use super::ClockUnit;
 pub struct ScheduleFile {
     pub version: u32,
     pub name: String,
+    /// The database it races on: PostgreSQL unless the file says `"engine": "innodb"`.
+    #[serde(default, skip_serializing_if = "Database::is_postgresql")]
+    pub engine: Database,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     pub scenario: Scenario,

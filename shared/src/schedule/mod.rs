@@ -14,6 +14,7 @@
 mod check;
 mod clock_unit;
 mod condition;
+mod database;
 mod decode;
 mod format;
 mod op;
@@ -22,6 +23,7 @@ mod program;
 mod suggest;
 
 pub use clock_unit::ClockUnit;
+pub use database::Database;
 pub(crate) use decode::EXPECT_KEYS;
 pub use format::{Expect, FinalSeat, ProgramSpec, Scenario, ScheduleFile, SeatSpec, SeatStatus};
 pub use op::{op_value, Condition, Isolation, Now, Op, PayOutcome, Wait};
@@ -85,6 +87,7 @@ impl Actor {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Schedule {
     name: String,
+    database: Database,
     scenario: Scenario,
     actors: Vec<Actor>,
     order: Vec<usize>,
@@ -102,6 +105,7 @@ impl Schedule {
     /// (`Schedule::round_robin`), refused only if no order can run every program to its end.
     pub fn parse(file: ScheduleFile) -> Result<Schedule, ScheduleError> {
         check::version(file.version.into())?;
+        check::database(file.engine)?;
         let scenario = check::scenario(file.scenario)?;
         check::actor_count(file.actors.len())?;
         let actors = {
@@ -117,6 +121,7 @@ impl Schedule {
         let order = order::given(&file.order, &actors)?;
         let mut schedule = Schedule {
             name: file.name,
+            database: file.engine,
             scenario,
             actors,
             order,
@@ -141,8 +146,20 @@ impl Schedule {
         }
     }
 
+    /// The same schedule on `database` (its default order is found again on that database's
+    /// model, since a wait on one may not be a wait on the other).
+    pub fn on(&self, database: Database) -> Result<Schedule, ScheduleError> {
+        let mut file = self.to_file();
+        file.engine = database;
+        Schedule::parse(file)
+    }
+
     pub fn name(&self) -> &str {
         &self.name
+    }
+    /// The database it races on (`"engine"`).
+    pub fn database(&self) -> Database {
+        self.database
     }
     pub fn scenario(&self) -> &Scenario {
         &self.scenario
@@ -180,6 +197,7 @@ impl Schedule {
         ScheduleFile {
             version: 1,
             name: self.name.clone(),
+            engine: self.database,
             description: None,
             scenario: self.scenario.clone(),
             actors: self

@@ -2,7 +2,9 @@
 //! timeline cell's gist, the reason line (present tense, about the step at the playhead), the
 //! story (past tense), the story's consequence for a buyer refused with it, and the phone (what
 //! an application tells its user). A surface that words a code calls one of these and nothing
-//! else, so that a new code, or a new engine's, is worded here once.
+//! else, so that a new code, or a new engine's, is worded here once. MySQL's error numbers are
+//! worded as PostgreSQL's codes of the same meaning, except where InnoDB does something else
+//! (only the statement is undone, or the whole transaction at once).
 
 use super::SqlState;
 use SqlState::*;
@@ -18,6 +20,10 @@ impl SqlState {
             UniqueViolation => "duplicate ticket, refused by the unique key",
             InFailedTransaction => "the transaction had already failed",
             QueryCanceled => "statement cancelled",
+            DuplicateEntry => "duplicate entry, refused by the unique key",
+            LockWaitTimeout => "lock wait timeout",
+            LockDeadlock => "deadlock",
+            LockNowait => "lock not available",
             Other(_) => "an error",
         }
     }
@@ -26,9 +32,9 @@ impl SqlState {
     pub fn gist(&self) -> &'static str {
         match self {
             SerializationFailure => "conflict",
-            DeadlockDetected => "deadlock",
-            LockNotAvailable => "busy",
-            UniqueViolation => "duplicate",
+            DeadlockDetected | LockDeadlock => "deadlock",
+            LockNotAvailable | LockNowait | LockWaitTimeout => "busy",
+            UniqueViolation | DuplicateEntry => "duplicate",
             InFailedTransaction => "aborted",
             QueryCanceled | Other(_) => "error",
         }
@@ -46,8 +52,13 @@ impl SqlState {
                 "serialization failure: SERIALIZABLE found a dangerous cycle of read/write dependencies"
             }
             DeadlockDetected => "deadlock detected",
-            LockNotAvailable => "the row is locked and NOWAIT does not queue",
+            LockDeadlock => "deadlock found: InnoDB rolled this transaction back the moment the cycle closed",
+            LockNotAvailable | LockNowait => "the row is locked and NOWAIT does not queue",
+            LockWaitTimeout => {
+                "the row is locked and the statement would not wait (MariaDB reports NOWAIT as a lock wait timeout); the transaction goes on"
+            }
             UniqueViolation => "a ticket for the seat already exists",
+            DuplicateEntry => "a ticket for the seat already exists; only this statement is undone",
             InFailedTransaction => {
                 "an earlier error aborted the transaction; everything is ignored until it ends"
             }
@@ -62,8 +73,10 @@ impl SqlState {
         match self {
             SerializationFailure => "a serialization failure",
             DeadlockDetected => "a deadlock, and PostgreSQL failed it to break the cycle",
-            LockNotAvailable => "the row was locked, and NOWAIT does not wait",
-            UniqueViolation => "a ticket for the seat already exists",
+            LockDeadlock => "a deadlock, and InnoDB rolled its transaction back to break the cycle",
+            LockNotAvailable | LockNowait => "the row was locked, and NOWAIT does not wait",
+            LockWaitTimeout => "the row was locked, and it would not wait",
+            UniqueViolation | DuplicateEntry => "a ticket for the seat already exists",
             InFailedTransaction => "the transaction had already failed",
             QueryCanceled => "it was cancelled",
             Other(_) => message,
@@ -77,9 +90,10 @@ impl SqlState {
     pub fn refused_words(&self) -> Option<String> {
         Some(match self {
             SerializationFailure => format!("refused by a serialization failure ({self})"),
-            DeadlockDetected => format!("the deadlock victim ({self})"),
-            UniqueViolation => format!("refused a second ticket {}", self.tag()),
-            LockNotAvailable | InFailedTransaction | QueryCanceled | Other(_) => return None,
+            DeadlockDetected | LockDeadlock => format!("the deadlock victim ({self})"),
+            UniqueViolation | DuplicateEntry => format!("refused a second ticket {}", self.tag()),
+            LockNotAvailable | LockNowait | LockWaitTimeout | InFailedTransaction
+            | QueryCanceled | Other(_) => return None,
         })
     }
 
@@ -87,7 +101,7 @@ impl SqlState {
     /// available)".
     pub fn tag(&self) -> String {
         let name = match self {
-            UniqueViolation => "duplicate key",
+            UniqueViolation | DuplicateEntry => "duplicate key",
             other => other.name(),
         };
         format!("({self}, {name})")
@@ -99,7 +113,9 @@ impl SqlState {
     pub fn phone_words(&self) -> String {
         let what = match self {
             SerializationFailure => format!("someone booked at the same time {}", self.tag()),
-            DeadlockDetected => format!("two bookings blocked each other {}", self.tag()),
+            DeadlockDetected | LockDeadlock => {
+                format!("two bookings blocked each other {}", self.tag())
+            }
             other => format!("something went wrong (error {other})"),
         };
         format!("{what}: try again")
@@ -122,6 +138,7 @@ mod tests {
             assert!(!state.reason_words("its message").is_empty(), "{code}");
             assert!(!state.story_words("its message").is_empty(), "{code}");
             assert!(state.tag().starts_with(&format!("({code}, ")), "{code}");
+            assert_eq!(state.mysql_sqlstate().is_some(), code.len() == 4, "{code}");
             assert!(state.phone_words().ends_with(": try again"), "{code}");
             if let Some(words) = state.refused_words() {
                 assert!(words.contains(&code), "{words}");

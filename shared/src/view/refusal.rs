@@ -27,8 +27,8 @@ impl Refusal {
     /// an earlier error failed the transaction, and that one is the reason.
     pub fn of_error(code: &SqlState, seats: &[String]) -> Option<Refusal> {
         Some(match code {
-            SqlState::LockNotAvailable => Refusal::Busy(seats.to_vec(), Some(code.clone())),
-            SqlState::UniqueViolation => Refusal::TicketExists(seats.to_vec()),
+            code if code.is_busy() => Refusal::Busy(seats.to_vec(), Some(code.clone())),
+            code if code.is_duplicate() => Refusal::TicketExists(seats.to_vec()),
             SqlState::InFailedTransaction => return None,
             other => Refusal::Error(other.clone()),
         })

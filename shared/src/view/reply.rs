@@ -34,7 +34,7 @@ pub fn reply(request: Request, holding: bool, results: &[StepResult]) -> String 
     let answered = |answer: Answer| last == Some(&StepResult::Answer { answer });
     let unique_key_refused = results
         .iter()
-        .any(|r| r.code() == Some(&SqlState::UniqueViolation));
+        .any(|r| r.code().is_some_and(SqlState::is_duplicate));
     match request {
         Request::Tap {
             seats,

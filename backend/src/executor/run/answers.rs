@@ -8,7 +8,6 @@ use std::time::Duration;
 
 use shared::outcome::StepResult;
 use shared::schedule::Op;
-use shared::SqlState;
 
 use super::super::actor::Completion;
 use super::super::{answer, ExecError};
@@ -135,7 +134,7 @@ impl Driver<'_> {
         })?;
         let op = &self.schedule.actors()[a].program[p.op_index];
         let (result, seen) = answer::step(op, c.answer, p.commit_of_failed, self.clients.clock)?;
-        let deadlock = matches!(&result, StepResult::Error { code, .. } if *code == SqlState::DeadlockDetected);
+        let deadlock = matches!(&result, StepResult::Error { code, .. } if code.is_deadlock());
         if deadlock {
             self.pace.victim(a, &mut self.buyers);
         }

@@ -25,9 +25,10 @@ pub(crate) use expect::EXPECT_KEYS;
 pub(super) use op::op;
 pub(crate) use reader::key_path;
 
-const FILE_KEYS: [&str; 7] = [
+const FILE_KEYS: [&str; 8] = [
     "version",
     "name",
+    "engine",
     "description",
     "scenario",
     "actors",
@@ -123,6 +124,11 @@ fn checked(v: &Value) -> Result<ScheduleFile, ScheduleError> {
         version: 1,
         name: root
             .opt("name", |p, v| text(p, v, "the schedule's name"))?
+            .unwrap_or_default(),
+        engine: root
+            .opt("engine", |p, v| {
+                choice(p, v, "the database it races on", &words::DATABASES)
+            })?
             .unwrap_or_default(),
         description: root.opt("description", |p, v| text(p, v, "a description"))?,
         scenario,

@@ -1,7 +1,7 @@
 //! The words a file writes for each choice of the format, as serde writes them back (a test
 //! holds the two to each other).
 
-use super::super::{ClockUnit, Isolation, Now, PayOutcome, SeatStatus, Wait};
+use super::super::{ClockUnit, Database, Isolation, Now, PayOutcome, SeatStatus, Wait};
 
 pub(super) const STATUSES: [(&str, SeatStatus); 3] = [
     ("AVAILABLE", SeatStatus::Available),
@@ -11,6 +11,11 @@ pub(super) const STATUSES: [(&str, SeatStatus); 3] = [
 
 pub(super) const CLOCK_UNITS: [(&str, ClockUnit); 2] =
     [("minute", ClockUnit::Minute), ("second", ClockUnit::Second)];
+
+pub(super) const DATABASES: [(&str, Database); 2] = [
+    ("postgresql", Database::Postgresql),
+    ("innodb", Database::Innodb),
+];
 
 pub(super) const LEVELS: [(&str, Isolation); 3] = [
     ("read committed", Isolation::ReadCommitted),
@@ -50,6 +55,7 @@ mod tests {
     fn every_word_is_the_one_serde_writes() {
         written(&STATUSES);
         written(&CLOCK_UNITS);
+        written(&DATABASES);
         written(&LEVELS);
         written(&WAITS);
         written(&NOWS);

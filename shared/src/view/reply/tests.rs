@@ -60,7 +60,7 @@ fn every_answer_to_a_tap_a_payment_or_a_cancel_is_worded_for_a_person() {
                     assert!(!text.contains('_') && !text.contains("  "), "{at}");
                     for code in SqlState::NAMED {
                         if let Some(i) = text.find(code.code()) {
-                            let beside = text[i + 5..].starts_with(", ");
+                            let beside = text[i + code.code().len()..].starts_with(", ");
                             assert!(beside || text[..i].ends_with("(error "), "{at}");
                         }
                     }
