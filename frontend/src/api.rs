@@ -2,7 +2,7 @@
 //! simulator only, and says so.
 
 use serde_json::Value;
-use shared::schedule::{Op, ScheduleFile};
+use shared::schedule::{Database, Op, ScheduleFile};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 
@@ -45,17 +45,28 @@ async fn request(method: &str, url: &str, json: Option<&str>) -> Option<web_sys:
 /// What `GET /api/health` told us about the server and its database.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Health {
-    /// The server answered and reached PostgreSQL.
+    /// The server answered and reached the database.
     Connected,
-    /// The server answered but could not reach PostgreSQL (it says 503).
+    /// The server answered but could not reach the database (it says 503).
     DatabaseDown,
     /// No Last Seat server here: a static host, a file, or the network is gone.
     NoServer,
 }
 
-/// Asks the server whether real runs are possible. Never fails: any surprise means `NoServer`.
+/// Asks the server whether real runs on PostgreSQL are possible. Never fails: any surprise
+/// means `NoServer`.
 pub async fn health() -> Health {
-    let Some((status, text)) = fetch("GET", "/api/health", None).await else {
+    health_of(Database::Postgresql).await
+}
+
+/// Asks the server whether real runs on `database` are possible (`?database=innodb` asks about
+/// its MariaDB).
+pub async fn health_of(database: Database) -> Health {
+    let path = match database {
+        Database::Postgresql => "/api/health".to_string(),
+        other => format!("/api/health?database={}", other.id()),
+    };
+    let Some((status, text)) = fetch("GET", &path, None).await else {
         return Health::NoServer;
     };
     // A static host may answer any path with index.html: only a JSON object is the real server.

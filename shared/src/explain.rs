@@ -4,6 +4,7 @@
 //! region. Everything is read from the outcome: what each entry returned, whom it waited for,
 //! and who had been told they got which seat after it.
 
+mod contrast;
 mod event;
 mod fate;
 mod late;
@@ -18,6 +19,7 @@ use crate::sqlstate::SqlState;
 use event::Event;
 use fate::{fates, Fate};
 use late::late_bookings;
+pub use contrast::{contrast, Contrast, Divergence, Side};
 pub use overlap::overlap_line;
 
 /// The chain of events that led to the outcome, then its consequence, one short line each.

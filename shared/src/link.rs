@@ -5,11 +5,12 @@
 //! `ch4-check_then_act`, the order adam omar adam omar (indices into the schedule's actors, one
 //! base-36 digit per entry) and the playhead after entry 4. Two optional fields may follow: the
 //! defence the reader picked, and the whole schedule (base64url JSON) when its scenario or
-//! programs differ from what the built-in and that defence give. Every field is checked on the
+//! programs differ from what the built-in and that defence give. A seventh, `innodb`, says the
+//! view races on InnoDB (the two before it may then be empty). Every field is checked on the
 //! way in, and every error says what is wrong and what to do.
 
 use crate::defences::Defence;
-use crate::schedule::{ProgramSpec, Schedule, ScheduleFile};
+use crate::schedule::{Database, ProgramSpec, Schedule, ScheduleFile};
 use crate::{engine, scenarios};
 
 mod base64url;
@@ -41,6 +42,8 @@ pub struct View {
     pub order: Vec<usize>,
     /// The playhead: how many entries have run (0 to `order.len()`).
     pub step: usize,
+    /// The database it races on.
+    pub database: Database,
 }
 
 impl View {
@@ -70,6 +73,7 @@ impl View {
             custom: (!same).then(|| compact_file(schedule)),
             order: schedule.order().to_vec(),
             step,
+            database: schedule.database(),
         }
     }
 
@@ -96,6 +100,7 @@ impl View {
             .collect::<Result<_, _>>()?;
         // The built-in's expectations were written for its own order.
         file.expect = None;
+        file.engine = self.database;
         let mut schedule = Schedule::parse(file).map_err(LinkError::Schedule)?;
         if self.order.is_empty() {
             // An empty order in a file means "one entry of each actor in turn"; here it is empty.
@@ -126,13 +131,18 @@ pub fn encode(view: &View) -> String {
                 .as_bytes(),
         )
     });
-    if view.defence.is_some() || custom.is_some() {
+    let innodb = view.database == Database::Innodb;
+    if view.defence.is_some() || custom.is_some() || innodb {
         token.push('.');
         token.push_str(view.defence.map_or("", Defence::id));
     }
-    if let Some(custom) = custom {
+    if custom.is_some() || innodb {
         token.push('.');
-        token.push_str(&custom);
+        token.push_str(custom.as_deref().unwrap_or(""));
+    }
+    if innodb {
+        token.push('.');
+        token.push_str(Database::Innodb.id());
     }
     token
 }
@@ -151,7 +161,7 @@ pub fn decode(token: &str) -> Result<View, LinkError> {
     if fields.len() < 4 {
         return Err(LinkError::Malformed("it is cut short".to_string()));
     }
-    if fields.len() > 6 {
+    if fields.len() > 7 {
         return Err(LinkError::Malformed(
             "it has fields this format does not know".to_string(),
         ));
@@ -177,7 +187,18 @@ pub fn decode(token: &str) -> Result<View, LinkError> {
     let step = fields[3].parse::<usize>().map_err(|_| {
         LinkError::Malformed(format!("the playhead {:?} is not a number", fields[3]))
     })?;
-    let custom = fields.get(5).map(|text| read_custom(text)).transpose()?;
+    let custom = fields
+        .get(5)
+        .filter(|text| !text.is_empty())
+        .map(|text| read_custom(text))
+        .transpose()?;
+    let database = match fields.get(6) {
+        None => Database::Postgresql,
+        Some(&id) => Database::ALL
+            .into_iter()
+            .find(|d| d.id() == id)
+            .ok_or_else(|| LinkError::NoSuchDatabase(id.to_string()))?,
+    };
     builtin(chapter, scenario)?;
     let defence = fields
         .get(4)
@@ -191,6 +212,7 @@ pub fn decode(token: &str) -> Result<View, LinkError> {
         custom,
         order,
         step,
+        database,
     };
     view.schedule()?;
     Ok(view)

@@ -8,6 +8,7 @@ use leptos::prelude::*;
 use shared::scenarios;
 
 use super::controls::Controls;
+use super::databases::{BothDatabases, DatabaseSwitch};
 use super::explorer::Explorer;
 use super::fork::NextSteps;
 use super::matrix::Matrix;
@@ -29,6 +30,7 @@ pub fn LabView(lab: Lab) -> impl IntoView {
     view! {
         <div class="lab" class:presenter=move || lab.presenter.get()>
             <PartTabs lab />
+            <DatabaseSwitch />
             <Chooser lab />
             <UndoOffer lab />
             <ScenarioGoal lab />
@@ -50,6 +52,7 @@ pub fn LabView(lab: Lab) -> impl IntoView {
                 <StepDetail />
                 <StoredRows />
             </div>
+            <BothDatabases />
             <Explorer />
             {chapter.matrix.then(|| view! { <Matrix /> })}
             <RealPanel />

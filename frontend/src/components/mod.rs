@@ -1,6 +1,7 @@
 //! The page's components, one concern each.
 
 mod controls;
+mod databases;
 mod defences;
 mod drag;
 mod explorer;

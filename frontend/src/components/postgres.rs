@@ -1,9 +1,12 @@
-//! Real PostgreSQL beside the model: runs the lab's schedule through `POST /api/runs` and lays
-//! the real trace next to the simulated one, saying "identical" or pointing at the first
-//! difference. Without a server the page says plainly that it simulates only.
+//! The real database beside the model: runs the lab's schedule through `POST /api/runs` on the
+//! database it names (PostgreSQL, or MariaDB for InnoDB) and lays the real trace next to the
+//! simulated one, saying "identical" or pointing at the first difference. Without a server the
+//! page says plainly that it simulates only.
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+
+use shared::schedule::Database;
 
 use crate::api::{self, Health, RealRun, RunEntry};
 use crate::model;
@@ -23,9 +26,19 @@ impl ServerHealth {
 #[component]
 pub fn RealPanel() -> impl IntoView {
     let lab = use_lab();
-    let health = use_context::<ServerHealth>()
+    let database = Memo::new(move |_| lab.schedule.with(|s| s.database()));
+    let postgres = use_context::<ServerHealth>()
         .unwrap_or_else(ServerHealth::ask)
         .0;
+    let mariadb = LocalResource::new(move || {
+        let db = database.get();
+        async move { (db != Database::Postgresql).then_some(api::health_of(db).await) }
+    });
+    let health = move || match database.get() {
+        Database::Postgresql => postgres.get(),
+        _ => mariadb.get().flatten(),
+    };
+    let server = move || database.get().product();
     let run = move |_| {
         let file = lab.schedule.with_untracked(|s| s.to_file());
         lab.real.set(RealRun::Running);
@@ -37,31 +50,31 @@ pub fn RealPanel() -> impl IntoView {
             });
         });
     };
-    let available = move || matches!(health.get(), Some(Health::Connected));
+    let available = move || matches!(health(), Some(Health::Connected));
     view! {
         <section class="real" aria-labelledby="real-title">
             <div class="section-head">
-                <h3 id="real-title">"On a real PostgreSQL"</h3>
+                <h3 id="real-title">{move || format!("On a real {}", server())}</h3>
                 <button
                     class="primary"
                     on:click=run
                     disabled=move || !available() || lab.real.get() == RealRun::Running
-                    data-testid="run-postgres"
+                    data-testid=move || format!("run-{}", server().to_lowercase())
                 >
-                    "Run on PostgreSQL"
+                    {move || format!("Run on {}", server())}
                 </button>
             </div>
             <p class="muted" data-testid="health">
-                {move || match health.get() {
-                    None => "Looking for the server…",
-                    Some(Health::Connected) => "The server is here: the same schedule runs with one connection per buyer, in a schema of its own.",
-                    Some(Health::DatabaseDown) => "The server is up but cannot reach PostgreSQL right now: the page simulates only.",
-                    Some(Health::NoServer) => "Simulation only: this page has no Last Seat server behind it. Real runs need the server (scripts/run); everything else works here.",
+                {move || match health() {
+                    None => "Looking for the server…".to_string(),
+                    Some(Health::Connected) => format!("The server is here: the same schedule runs on {} with one connection per buyer, in a {} of its own.", server(), if database.get() == Database::Postgresql { "schema" } else { "database" }),
+                    Some(Health::DatabaseDown) => format!("The server is up but cannot reach {} right now: the page simulates only.", server()),
+                    Some(Health::NoServer) => "Simulation only: this page has no Last Seat server behind it. Real runs need the server (scripts/run); everything else works here.".to_string(),
                 }}
             </p>
             {move || match lab.real.get() {
                 RealRun::NotRun => ().into_any(),
-                RealRun::Running => view! { <p class="muted" role="status">"Running on PostgreSQL…"</p> }.into_any(),
+                RealRun::Running => view! { <p class="muted" role="status">{format!("Running on {}…", server())}</p> }.into_any(),
                 RealRun::Failed(why) => view! { <p class="notice" role="alert" data-testid="real-result">{why}</p> }.into_any(),
                 RealRun::Done(report) => view! { <Comparison report=*report /> }.into_any(),
             }}
@@ -87,19 +100,20 @@ fn Comparison(report: api::Report) -> impl IntoView {
     let Some(real) = report.real.clone() else {
         return view! {
             <p class="notice" role="alert" data-testid="real-result">
-                "PostgreSQL could not run this order as written: " {report.differences.join("; ")}
+                {format!("{} could not run this order as written: {}", lab.schedule.with_untracked(|s| s.database().product()), report.differences.join("; "))}
             </p>
         }
         .into_any();
     };
     let first = first_difference(&report.simulated, &real);
+    let server = lab.schedule.with_untracked(|s| s.database().product());
     let redis = lab
         .schedule
         .with_untracked(|s| s.any_op(shared::schedule::Op::is_redis));
     let unit = lab.schedule.with_untracked(|s| s.scenario().clock_unit);
     let headline = if report.agree {
         format!(
-            "Identical: the model and PostgreSQL agree on all {} steps, the stored rows and the verdict.",
+            "Identical: the model and {server} agree on all {} steps, the stored rows and the verdict.",
             real.len()
         )
     } else {
@@ -112,12 +126,12 @@ fn Comparison(report: api::Report) -> impl IntoView {
         <div class="comparison" class:agree=report.agree data-testid="real-result" data-agree=report.agree.to_string()>
             <p class="headline" role="status">{headline}</p>
             {redis.then(|| view! {
-                <p class="muted">"Redis is simulated in both runs, like the payment provider: only the database steps went to PostgreSQL."</p>
+                <p class="muted">{format!("Redis is simulated in both runs, like the payment provider: only the database steps went to {server}.")}</p>
             })}
             <div class="table-scroll">
                 <table class="data">
                     <thead>
-                        <tr><th>"step"</th><th>"who"</th><th>"SQL sent"</th><th>"model"</th><th>"PostgreSQL"</th></tr>
+                        <tr><th>"step"</th><th>"who"</th><th>"SQL sent"</th><th>"model"</th><th>{server}</th></tr>
                     </thead>
                     <tbody>
                         {report.simulated.iter().zip(real.iter()).enumerate().map(|(i, (s, r))| {

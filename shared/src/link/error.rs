@@ -23,6 +23,8 @@ pub enum LinkError {
         belongs: u8,
     },
     NoSuchDefence(String),
+    /// The link names a database there is no model of.
+    NoSuchDatabase(String),
     /// The order names an actor index the schedule does not have.
     NoSuchActor {
         entry: usize,
@@ -76,6 +78,10 @@ impl fmt::Display for LinkError {
                 f,
                 "the link picks defence `{d}`, which does not exist: choose one of {}",
                 Defence::ids().collect::<Vec<_>>().join(", ")
+            ),
+            LinkError::NoSuchDatabase(d) => write!(
+                f,
+                "the link races on `{d}`, which this page does not know: write `innodb`, or leave the field out for PostgreSQL"
             ),
             LinkError::NoSuchActor {
                 entry,

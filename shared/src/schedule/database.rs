@@ -37,6 +37,14 @@ impl Database {
         }
     }
 
+    /// The server the backend runs it on: "PostgreSQL", "MariaDB".
+    pub fn product(self) -> &'static str {
+        match self {
+            Database::Postgresql => "PostgreSQL",
+            Database::Innodb => "MariaDB",
+        }
+    }
+
     /// The server the backend runs it on and the model follows: "PostgreSQL 15", "MariaDB 10.11".
     pub fn server(self) -> &'static str {
         match self {

@@ -1,0 +1,110 @@
+//! The same order on both databases: each one's outcome in one line, and the first entry where
+//! they part, with each model's own reason for what it did there. The rule that makes them
+//! differ is named by the models' reason lines, never written here: this file only finds where
+//! to look.
+
+use crate::assess::assess;
+use crate::engine::simulate;
+use crate::outcome::Outcome;
+use crate::schedule::{Database, Schedule, ScheduleError};
+
+use super::headline;
+
+/// One database's run of the order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Side {
+    pub database: Database,
+    /// Its outcome in one line (`explain::headline`), or why the order cannot run there.
+    pub headline: String,
+    /// Whether the order runs there at all.
+    pub runs: bool,
+    /// What went wrong (`Verdict::problems`): empty when nothing did.
+    pub problems: Vec<String>,
+}
+
+/// The first entry the two databases answer differently.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Divergence {
+    /// 0-based.
+    pub entry: usize,
+    /// Each side's step there (`ok:1`, `waiting>error:40001`…), in `Contrast::sides` order.
+    pub steps: [String; 2],
+    /// Each side's reason line for that entry.
+    pub reasons: [String; 2],
+}
+
+/// Both databases' outcomes of one order, the schedule's own database first.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Contrast {
+    pub sides: [Side; 2],
+    /// `None` when every entry is answered alike (or the order runs on one side only).
+    pub divergence: Option<Divergence>,
+}
+
+impl Contrast {
+    /// Whether both run the order to the same verdict and every entry alike.
+    pub fn same(&self) -> bool {
+        self.divergence.is_none() && self.sides.iter().all(|s| s.runs)
+    }
+}
+
+/// The schedule's order on its own database and on the other one.
+pub fn contrast(schedule: &Schedule) -> Contrast {
+    let here = schedule.database();
+    let there = match here {
+        Database::Postgresql => Database::Innodb,
+        Database::Innodb => Database::Postgresql,
+    };
+    let ours = run(schedule);
+    let other = schedule.on(there);
+    let theirs = other.as_ref().map_err(Clone::clone).and_then(run);
+    let divergence = match (&ours, &theirs) {
+        (Ok(a), Ok(b)) => divergence(a, b),
+        _ => None,
+    };
+    Contrast {
+        sides: [
+            side(here, schedule, ours),
+            side(there, other.as_ref().unwrap_or(schedule), theirs),
+        ],
+        divergence,
+    }
+}
+
+fn run(schedule: &Schedule) -> Result<Outcome, ScheduleError> {
+    simulate(schedule).map(|trace| assess(schedule, trace))
+}
+
+fn side(database: Database, schedule: &Schedule, outcome: Result<Outcome, ScheduleError>) -> Side {
+    match outcome {
+        Ok(outcome) => Side {
+            database,
+            headline: headline(schedule, &outcome),
+            runs: true,
+            problems: outcome.verdict.problems(),
+        },
+        Err(why) => Side {
+            database,
+            headline: format!(
+                "This order cannot run on {}: {}",
+                database.title(),
+                why.message
+            ),
+            runs: false,
+            problems: Vec::new(),
+        },
+    }
+}
+fn divergence(a: &Outcome, b: &Outcome) -> Option<Divergence> {
+    let k = a.entries.iter().zip(&b.entries).position(|(x, y)| {
+        x.step != y.step
+            || x.trace.completed_after != y.trace.completed_after
+            || x.trace.tables != y.trace.tables
+    })?;
+    let (x, y) = (&a.entries[k], &b.entries[k]);
+    Some(Divergence {
+        entry: k,
+        steps: [x.step.clone(), y.step.clone()],
+        reasons: [x.trace.reason.clone(), y.trace.reason.clone()],
+    })
+}
