@@ -17,6 +17,7 @@ pub use schedule::{Schedule, ScheduleError};
 pub use sqlstate::SqlState;
 pub mod assess;
 pub mod chapters;
+pub mod claim;
 pub mod engine;
 pub mod explain;
 pub mod explorer;

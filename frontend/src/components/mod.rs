@@ -1,5 +1,6 @@
 //! The page's components, one concern each.
 
+mod claim;
 mod controls;
 mod databases;
 mod defences;

@@ -3,6 +3,7 @@
 
 use leptos::prelude::*;
 
+use super::claim::ClaimTable;
 use super::defences::DefenceList;
 use super::health::HealthLine;
 use super::intro::Intro;
@@ -50,6 +51,7 @@ pub fn Home() -> impl IntoView {
                 </ol>
             </section>
             <DefenceList />
+            <ClaimTable />
             <HealthLine />
             <Footer />
         </main>
