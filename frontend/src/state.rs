@@ -145,10 +145,7 @@ impl Lab {
             return;
         }
         let step = self.step.get_untracked();
-        let same_order = schedule
-            .on(database)
-            .ok()
-            .filter(|s| model::run(s).is_ok());
+        let same_order = schedule.on(database).ok().filter(|s| model::run(s).is_ok());
         match same_order {
             Some(switched) => {
                 self.replace(switched);

@@ -16,10 +16,10 @@ use crate::outcome::{Entry, Outcome, StepResult};
 use crate::schedule::{Schedule, SeatStatus, CLOCK};
 use crate::sqlstate::SqlState;
 
+pub use contrast::{contrast, Contrast, Divergence, Side};
 use event::Event;
 use fate::{fates, Fate};
 use late::late_bookings;
-pub use contrast::{contrast, Contrast, Divergence, Side};
 pub use overlap::overlap_line;
 
 /// The chain of events that led to the outcome, then its consequence, one short line each.

@@ -62,7 +62,10 @@ fn sides(c: &Contrast, parted: Option<String>) -> impl IntoView {
         })
         .collect_view();
     let summary = match (&parted, c.same()) {
-        (_, true) => "Every step is answered alike: here the claim that InnoDB behaves the same holds.".to_string(),
+        (_, true) => {
+            "Every step is answered alike: here the claim that InnoDB behaves the same holds."
+                .to_string()
+        }
         (Some(at), _) => at.clone(),
         (None, false) => "Only one of the two databases can run this order as written.".to_string(),
     };

@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use leptos::prelude::*;
 use shared::explorer::{self, MatrixCell};
+use shared::schedule::Database;
 use shared::Defence;
 
 use super::explorer::{now_ms, tenths_since, whole_ms};
@@ -23,7 +24,7 @@ type Built = Option<(Vec<MatrixCell>, u64)>;
 /// before the next one: a cell takes milliseconds, the whole matrix a few hundred, which would
 /// freeze the page if done at once.
 fn build_from(
-    pairs: Vec<(Defence, &'static str)>,
+    pairs: Vec<(Defence, &'static str, Database)>,
     next: usize,
     mut cells: Vec<MatrixCell>,
     tenths: u64,
@@ -31,8 +32,8 @@ fn build_from(
     progress: RwSignal<Option<usize>>,
 ) {
     let started = now_ms();
-    let (defence, scenario) = pairs[next];
-    cells.extend(explorer::matrix_cell(defence, scenario));
+    let (defence, scenario, database) = pairs[next];
+    cells.extend(explorer::matrix_cell_on(defence, scenario, database));
     let tenths = tenths + tenths_since(started);
     if next + 1 < pairs.len() {
         progress.set(Some(next + 1));
@@ -48,23 +49,35 @@ fn build_from(
 
 #[component]
 pub fn Matrix() -> impl IntoView {
+    let lab = use_lab();
     let built = RwSignal::<Built>::new(None);
     let progress = RwSignal::new(None::<usize>);
-    let pairs: Vec<(Defence, &'static str)> = explorer::matrix_defences()
-        .iter()
-        .flat_map(|d| explorer::matrix_scenarios().iter().map(move |s| (*d, s.id)))
-        .collect();
-    let total = pairs.len();
+    let database = Memo::new(move |_| lab.schedule.with(|s| s.database()));
+    // A matrix built on one database says nothing about the other: switching drops it.
+    Effect::new(move |_| {
+        database.track();
+        built.set(None);
+    });
+    let total = explorer::matrix_defences().len() * explorer::matrix_scenarios().len();
     let build = move |_| {
         if progress.get_untracked().is_none() {
+            let db = database.get_untracked();
+            let pairs: Vec<(Defence, &'static str, Database)> = explorer::matrix_defences()
+                .iter()
+                .flat_map(|d| {
+                    explorer::matrix_scenarios()
+                        .iter()
+                        .map(move |s| (*d, s.id, db))
+                })
+                .collect();
             progress.set(Some(0));
-            build_from(pairs.clone(), 0, Vec::new(), 0, built, progress);
+            build_from(pairs, 0, Vec::new(), 0, built, progress);
         }
     };
     view! {
         <section class="matrix" aria-labelledby="matrix-title">
             <div class="section-head">
-                <h3 id="matrix-title">"Every defence, every order"</h3>
+                <h3 id="matrix-title">{move || format!("Every defence, every order, on {}", database.get().title())}</h3>
                 <button on:click=build data-testid="build-matrix" disabled=move || progress.get().is_some()>
                     {move || match progress.get() {
                         Some(done) => format!("Building… {done} of {total} cells"),
@@ -166,7 +179,8 @@ fn title_of_scenario(id: &str) -> &'static str {
 /// Loads the cell's example into the lab: through the chapter's own variant when one runs the
 /// very same programs (so the chooser says the right defence), else as a schedule of its own.
 fn load(lab: Lab, cell: &MatrixCell) {
-    let Some(schedule) = explorer::matrix_schedule(cell.defence, &cell.scenario) else {
+    let Some(schedule) = explorer::matrix_schedule_on(cell.defence, &cell.scenario, cell.database)
+    else {
         return;
     };
     let example = cell.example().to_vec();

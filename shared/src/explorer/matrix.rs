@@ -8,7 +8,9 @@ use serde::Serialize;
 use super::stop::{Stop, NOT_STOPPED};
 use super::{explore, Exploration};
 use crate::defences::Defence;
-use crate::schedule::{ProgramSpec, Scenario, Schedule, ScheduleFile, SeatSpec, SeatStatus, CLOCK};
+use crate::schedule::{
+    Database, ProgramSpec, Scenario, Schedule, ScheduleFile, SeatSpec, SeatStatus, CLOCK,
+};
 
 /// A column of the defence × scenario matrix: buyers racing for one seat.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -80,6 +82,15 @@ pub const MATRIX_CELL_LIMIT: u64 = 50_000;
 /// with every buyer's step in turn, a waiting buyer passing its turn. `None` for a defence or
 /// scenario that is not in the matrix.
 pub fn matrix_schedule(defence: Defence, scenario: &str) -> Option<Schedule> {
+    matrix_schedule_on(defence, scenario, Database::Postgresql)
+}
+
+/// `matrix_schedule` on `database`.
+pub fn matrix_schedule_on(
+    defence: Defence,
+    scenario: &str,
+    database: Database,
+) -> Option<Schedule> {
     let row = MATRIX_DEFENCES.contains(&defence).then_some(defence)?;
     let column = MATRIX_SCENARIOS.iter().find(|s| s.id == scenario)?;
     let seats = vec!["A7".to_string()];
@@ -105,7 +116,7 @@ pub fn matrix_schedule(defence: Defence, scenario: &str) -> Option<Schedule> {
     let file = ScheduleFile {
         version: 1,
         name: format!("{}: {}", column.title, row.title()),
-        engine: Default::default(),
+        engine: database,
         description: Some(row.summary().to_string()),
         scenario: Scenario {
             show: 501,
@@ -146,6 +157,9 @@ pub struct Way {
 pub struct MatrixCell {
     pub defence: Defence,
     pub scenario: String,
+    /// The database whose model ran the cell.
+    #[serde(skip_serializing_if = "Database::is_postgresql")]
+    pub database: Database,
     pub exploration: Exploration,
     /// The ways, the double booking first, then by orders (most first).
     pub ways: Vec<Way>,
@@ -168,12 +182,18 @@ impl MatrixCell {
 /// Explores one cell: every feasible order (at most `MATRIX_CELL_LIMIT`), in tens of
 /// milliseconds at most. `None` for a defence or scenario that is not in the matrix.
 pub fn matrix_cell(defence: Defence, scenario: &str) -> Option<MatrixCell> {
-    let schedule = matrix_schedule(defence, scenario)?;
+    matrix_cell_on(defence, scenario, Database::Postgresql)
+}
+
+/// `matrix_cell` on `database`: where the second request stops there.
+pub fn matrix_cell_on(defence: Defence, scenario: &str, database: Database) -> Option<MatrixCell> {
+    let schedule = matrix_schedule_on(defence, scenario, database)?;
     let exploration = explore(&schedule, MATRIX_CELL_LIMIT);
     let ways = ways(&exploration);
     Some(MatrixCell {
         defence,
         scenario: scenario.to_string(),
+        database,
         summary: summary(&exploration, &ways),
         ways,
         exploration,
