@@ -1,11 +1,14 @@
-//! The SQL of every operation, defined once: the executor sends exactly this text, the page
-//! shows it, and the psql export prints it with the parameters written in. The schema's DDL is
-//! the migration file itself.
+//! The SQL of every operation, defined once per database: the executor sends exactly this
+//! text, the page shows it, and the psql export prints it with the parameters written in. The
+//! schema's DDL is the migration file itself. This module is PostgreSQL's; `innodb` is the same
+//! operations in MySQL/InnoDB's dialect.
 
-use crate::schedule::{Now, Op, SeatStatus};
+pub mod innodb;
+
+use crate::schedule::{Database, Now, Op, SeatStatus};
 
 /// The booking schema: the one migration, also executed in every run's own schema.
-pub const SCHEMA_DDL: &str = include_str!("../../migrations/0001_booking.sql");
+pub const SCHEMA_DDL: &str = include_str!("../../../migrations/0001_booking.sql");
 
 /// The `deadlock_timeout` of every actor's connection (in `SESSION_SETTINGS`), in ms.
 pub const DEADLOCK_TIMEOUT_MS: u64 = 1000;
@@ -64,9 +67,23 @@ impl Param {
             Param::TextArray(v) => format!("{}::text[]", quote(&format!("{{{}}}", v.join(",")))),
         }
     }
+
+    /// The parameter as a MySQL literal (backslashes escaped too: MySQL's default SQL mode
+    /// reads them as escapes). An array, which MySQL has not, is its comma-separated text.
+    pub fn mysql_literal(&self) -> String {
+        fn quote(s: &str) -> String {
+            format!("'{}'", s.replace('\\', "\\\\").replace('\'', "''"))
+        }
+        match self {
+            Param::TextArray(v) => quote(&v.join(",")),
+            Param::Text(s) | Param::OptText(Some(s)) => quote(s),
+            other => other.literal(),
+        }
+    }
 }
 
-/// One round trip: SQL text with `$n` placeholders and its parameters.
+/// One round trip: SQL text with placeholders (`$n` on PostgreSQL, `?` on InnoDB) and its
+/// parameters.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Statement {
     pub sql: String,
@@ -87,6 +104,20 @@ impl Statement {
         // Highest index first, so that $1 does not eat the start of $10.
         for (i, p) in self.params.iter().enumerate().rev() {
             out = out.replace(&format!("${}", i + 1), &p.literal());
+        }
+        out
+    }
+
+    /// The statement with its `?` parameters written in, in order, ready to paste into the
+    /// mysql client (InnoDB's dialect, `innodb::statement`).
+    pub fn to_mysql(&self) -> String {
+        let mut out = String::with_capacity(self.sql.len());
+        let mut params = self.params.iter().peekable();
+        for c in self.sql.chars() {
+            match params.next_if(|_| c == '?') {
+                Some(p) => out.push_str(&p.mysql_literal()),
+                None => out.push(c),
+            }
         }
         out
     }
@@ -209,6 +240,15 @@ pub fn statement(op: &Op, cx: &Context<'_>) -> Option<Statement> {
         Op::Pay { .. } | Op::RedisHold { .. } | Op::RedisRelease => return None,
     };
     Some(st)
+}
+
+/// The SQL of an operation on `database`: PostgreSQL's (`statement`) or InnoDB's
+/// (`innodb::statement`).
+pub fn statement_on(database: Database, op: &Op, cx: &Context<'_>) -> Option<Statement> {
+    match database {
+        Database::Postgresql => statement(op, cx),
+        Database::Innodb => innodb::statement(op, cx),
+    }
 }
 
 /// The Redis key of a seat's hold.
