@@ -70,6 +70,11 @@ pub fn psql(schedule: &Schedule, outcome: &Outcome) -> Vec<(String, String)> {
     export::psql_scripts(schedule, outcome)
 }
 
+/// One mysql-client script per buyer beside a setup script, for a schedule on InnoDB.
+pub fn mysql(schedule: &Schedule, outcome: &Outcome) -> Vec<(String, String)> {
+    export::mysql_scripts(schedule, outcome)
+}
+
 /// An isolation-tester spec and its expected output.
 pub fn isolation(schedule: &Schedule, outcome: &Outcome) -> (String, String) {
     export::isolation_spec(schedule, outcome)

@@ -14,16 +14,18 @@ mod comments;
 mod fixture;
 mod isolation;
 mod json;
+mod mysql;
 mod psql;
 mod setup;
 
 pub use fixture::fixture_json;
 pub use isolation::{isolation_spec, isolation_spec_in};
+pub use mysql::mysql_scripts;
 pub use psql::{psql_scripts, psql_scripts_in};
 
 use crate::client::{Action, Clients};
 use crate::outcome::{Entry, Outcome, StepResult};
-use crate::schedule::{Actor, Condition, Op, Schedule};
+use crate::schedule::{Actor, Condition, Database, Op, Schedule};
 use crate::sql::Statement;
 use comments::{step_heading, unmet_words, what};
 use setup::{quote_ident, session_settings, setup_sql};
@@ -46,8 +48,16 @@ pub fn setup_label(schedule: &Schedule) -> String {
 pub fn entry_sql(schedule: &Schedule, outcome: &Outcome) -> Vec<Option<String>> {
     plan(schedule, outcome)
         .into_iter()
-        .map(|s| s.statement.map(|st| st.to_psql()))
+        .map(|s| s.statement.map(|st| typed(schedule, &st)))
         .collect()
+}
+
+/// A statement as its database's own client takes it: psql, or the mysql client for InnoDB.
+fn typed(schedule: &Schedule, statement: &Statement) -> String {
+    match schedule.database() {
+        Database::Postgresql => statement.to_psql(),
+        Database::Innodb => statement.to_mysql(),
+    }
 }
 
 /// What each entry of the order sent: its SQL as psql would take it, or for a Redis op its
@@ -55,7 +65,7 @@ pub fn entry_sql(schedule: &Schedule, outcome: &Outcome) -> Vec<Option<String>> 
 pub fn entry_commands(schedule: &Schedule, outcome: &Outcome) -> Vec<Option<String>> {
     plan(schedule, outcome)
         .into_iter()
-        .map(|s| s.statement.map(|st| st.to_psql()).or(s.redis))
+        .map(|s| s.statement.map(|st| typed(schedule, &st)).or(s.redis))
         .collect()
 }
 

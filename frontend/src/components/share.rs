@@ -1,8 +1,10 @@
 //! Reproduce it yourself: the link to this exact state, and the schedule as a JSON fixture for
-//! `schedules/`, as one psql script per buyer, and as an isolation-tester spec.
+//! `schedules/`, as one script per buyer (psql's, or the mysql client's on InnoDB), and, on
+//! PostgreSQL, as an isolation-tester spec.
 
 use leptos::prelude::*;
 
+use shared::schedule::Database;
 use shared::{Outcome, Schedule};
 
 use crate::state::{use_lab, Lab};
@@ -40,6 +42,10 @@ pub fn Share() -> impl IntoView {
                     "application/json",
                     words::fixture(&s, &outcome),
                 )],
+                Format::Psql if s.database() == Database::Innodb => words::mysql(&s, &outcome)
+                    .into_iter()
+                    .map(|(name, text)| (format!("{name}.sql"), "application/sql", text))
+                    .collect(),
                 Format::Psql => words::psql(&s, &outcome)
                     .into_iter()
                     .map(|(name, text)| (format!("{name}.sql"), "application/sql", text))
@@ -54,6 +60,13 @@ pub fn Share() -> impl IntoView {
                 }
             }
         })
+    });
+    let innodb = Memo::new(move |_| lab.schedule.with(|s| s.database() == Database::Innodb));
+    // The isolation tester is PostgreSQL's own: on InnoDB there is no spec to give.
+    Effect::new(move |_| {
+        if innodb.get() && shown.get_untracked() == Some(Format::Isolation) {
+            shown.set(None);
+        }
     });
     let tab = move |format: Format, label: &'static str, testid: &'static str| {
         view! {
@@ -84,8 +97,15 @@ pub fn Share() -> impl IntoView {
             </div>
             <div class="tabs" role="group" aria-label="Export as">
                 {tab(Format::Fixture, "JSON fixture", "export-json")}
-                {tab(Format::Psql, "psql scripts", "export-psql")}
-                {tab(Format::Isolation, "isolation spec", "export-isolation")}
+                {move || if innodb.get() {
+                    tab(Format::Psql, "MariaDB scripts", "export-mysql").into_any()
+                } else {
+                    view! {
+                        {tab(Format::Psql, "psql scripts", "export-psql")}
+                        {tab(Format::Isolation, "isolation spec", "export-isolation")}
+                    }
+                    .into_any()
+                }}
             </div>
             {move || files.get().map(|files| {
                 let replay = (shown.get() == Some(Format::Fixture))
@@ -93,7 +113,7 @@ pub fn Share() -> impl IntoView {
                     .flatten()
                     .map(|name| view! {
                         <p class="replay-command" data-testid="replay-command">
-                            "Save it under "<code>"schedules/"</code>", then replay it on PostgreSQL and in the simulator: "
+                            {format!("Save it under schedules/, then replay it on {} and in the simulator: ", lab.schedule.with_untracked(|s| s.database().product()))}
                             <code>{format!("cargo run -p backend -- replay schedules/{name}")}</code>
                         </p>
                     });

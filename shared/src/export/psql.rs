@@ -2,7 +2,7 @@
 //! one script per buyer, each step under a comment giving its place in the order and what
 //! PostgreSQL answers to it (`step` writes a step).
 
-mod step;
+pub(super) mod step;
 
 use super::{plan, quote_ident, session_settings, setup_label, setup_sql};
 use crate::explain;
@@ -36,7 +36,7 @@ pub fn psql_scripts_in(
     let steps_of = |actor: &str| -> String {
         plan.iter()
             .filter(|s| s.actor.name == actor)
-            .map(|s| step(&plan, s, total, outcome, unit))
+            .map(|s| step(&plan, s, total, outcome, unit, false))
             .collect()
     };
 

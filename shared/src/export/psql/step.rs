@@ -9,12 +9,13 @@ use crate::sql::Param;
 
 /// One step: its heading, its SQL (or why nothing is sent), and what PostgreSQL answers, the
 /// clock's moments in `unit`.
-pub(super) fn step(
+pub(in crate::export) fn step(
     plan: &[Sent<'_>],
     sent: &Sent<'_>,
     total: usize,
     outcome: &Outcome,
     unit: ClockUnit,
+    mysql: bool,
 ) -> String {
     let mut out = format!(
         "-- {}: {}\n",
@@ -42,11 +43,20 @@ pub(super) fn step(
         out.push_str(&format!("-- {why}\n\n"));
         return out;
     };
-    out.push_str(&statement.to_psql());
+    let (text, server) = match mysql {
+        false => (statement.to_psql(), "PostgreSQL"),
+        true => (statement.to_mysql(), "MariaDB"),
+    };
+    out.push_str(&text);
     out.push_str(";\n");
-    let answer = answer(sent, statement.params.get(1), outcome, unit);
+    // The hold a `release` names is its second parameter in both dialects.
+    let hold = statement.params.get(1);
+    let answer = match mysql {
+        false => answer(sent, hold, outcome, unit),
+        true => mysql_answer(sent, hold, outcome, unit),
+    };
     let line = match (sent.waited(), sent.completed_after(), sent.entry) {
-        (false, _, _) => format!("PostgreSQL answers: {answer}"),
+        (false, _, _) => format!("{server} answers: {answer}"),
         (true, done, Some(e)) => {
             let on = explain::join(&e.trace.waited_for);
             let on = if on.is_empty() {
@@ -56,7 +66,7 @@ pub(super) fn step(
             };
             match done {
                 Some(c) => format!(
-                    "This waits for {on}; step {} lets it go on, and PostgreSQL answers: {answer}",
+                    "This waits for {on}; step {} lets it go on, and {server} answers: {answer}",
                     c + 1
                 ),
                 None => format!("This waits for {on}, and is still waiting when the order ends."),
@@ -119,6 +129,44 @@ fn answer(sent: &Sent<'_>, hold: Option<&Param>, outcome: &Outcome, unit: ClockU
         (Op::Release, _) => "UPDATE 0".to_string(),
         (Op::Advance { .. }, _) => format!("setval = {}", after.map_or(0, |t| t.clock)),
         (_, other) => other.short(),
+    }
+}
+
+/// What the mysql client prints for the step's statement, in short: MySQL's words for the same
+/// answers (`hold` as in `answer`).
+fn mysql_answer(
+    sent: &Sent<'_>,
+    hold: Option<&Param>,
+    outcome: &Outcome,
+    unit: ClockUnit,
+) -> String {
+    let Some(result) = sent.result() else {
+        return "nothing yet".to_string();
+    };
+    let affected = |n: u64| {
+        format!(
+            "Query OK, {n} row{} affected",
+            if n == 1 { "" } else { "s" }
+        )
+    };
+    match (sent.op, result) {
+        (_, StepResult::Error { code, message }) => format!(
+            "ERROR {code} ({}): {message}",
+            code.mysql_sqlstate().unwrap_or("HY000")
+        ),
+        (Op::Begin { .. } | Op::Commit | Op::Rollback, _) => {
+            "Query OK, 0 rows affected".to_string()
+        }
+        (
+            Op::Book { .. } | Op::Write { .. } | Op::Claim { .. } | Op::Sweep,
+            StepResult::Ok { rows },
+        ) => affected(rows.unwrap_or(0)),
+        (Op::Release, _) => match answer(sent, hold, outcome, unit).strip_prefix("UPDATE ") {
+            Some(n) => affected(n.parse().unwrap_or(0)),
+            None => affected(0),
+        },
+        (Op::Advance { .. }, _) => affected(1),
+        _ => answer(sent, hold, outcome, unit),
     }
 }
 
