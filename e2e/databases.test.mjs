@@ -53,7 +53,7 @@ test('chapter 4: repeatable read refuses the second writer on PostgreSQL and sel
     assert.doesNotMatch(onPostgres, /double|twice/i, onPostgres);
     await page.locator('[data-testid="database-innodb"]').click();
     assert.equal(await pressed(page, 'innodb'), 'true');
-    assert.match(await page.locator('[role="status"]').first().innerText(), /MySQL\/InnoDB/);
+    assert.match(await page.locator('[data-testid="notice"]').innerText(), /Now on MySQL\/InnoDB/);
     await page.locator('[data-testid="to-end"]').click();
     const onInnodb = await verdict(page);
     assert.match(onInnodb, /double|twice/i, onInnodb);
