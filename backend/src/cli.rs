@@ -70,6 +70,9 @@ pub enum Task {
         #[arg(long, default_value = "http://127.0.0.1:8080")]
         url: String,
     },
+    /// Print the claim table: every order of every built-in scenario on both databases' models,
+    /// per scenario, as the README carries it (Markdown).
+    Claim,
     /// Print the model's view of every step (phones, seats, verdict, reason line) of every
     /// built-in scenario, or of one schedule file, one JSON object per step per line.
     Views { file: Option<PathBuf> },
@@ -80,6 +83,10 @@ impl Task {
         match self {
             Task::Replay { json, files } => replay(json, &files).await,
             Task::Compress { dir } => compress(&dir),
+            Task::Claim => {
+                print!("{}", shared::claim::markdown(&shared::claim::families()));
+                ExitCode::SUCCESS
+            }
             Task::Load {
                 defence,
                 buyers,
