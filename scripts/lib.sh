@@ -6,6 +6,8 @@
 #   stop_postgres            stop the private cluster if ensure_postgres started it
 #   ensure_redis             find or start Redis (the live rooms' Redis hold) and export REDIS_URL
 #   stop_redis               stop the private redis-server if ensure_redis started it
+#   ensure_mariadb           find or start MariaDB (the InnoDB schedules') and export MYSQL_URL
+#   stop_mariadb             stop the private mariadbd if ensure_mariadb started it
 #
 # Every install is skipped when the tool is already there at the right version, so a second
 # run costs nothing. Nothing here downloads a prebuilt binary: tools come from crates.io,
@@ -130,7 +132,8 @@ ensure_e2e_deps() {
 # ensure_tools build: what `trunk build` and `cargo run` need.
 # ensure_tools test:  that, plus curl, the isolation tester, PostgreSQL's server programs (for
 #                     the fault tests' private clusters), redis-server (for a private Redis when
-#                     none answers), Node.js, Chromium and the e2e packages.
+#                     none answers), MariaDB's server programs (for a private mariadbd and the
+#                     fault tests'), Node.js, Chromium and the e2e packages.
 ensure_tools() {
     local kind=${1:-build}
     ensure_rust
@@ -141,6 +144,7 @@ ensure_tools() {
         ensure_isolationtester
         ensure_pg_server_bins
         ensure_redis_server_bin
+        ensure_mariadb_server_bin
         ensure_node
         ensure_chromium
         ensure_e2e_deps
@@ -387,5 +391,100 @@ stop_redis() {
             sleep 0.1
         done
         REDIS_PRIVATE_PID=
+    fi
+}
+
+# ---------------------------------------------------------------------------------------------
+# MariaDB (the real database of the schedules on InnoDB): MYSQL_URL if set; else the local
+# server, over its socket as root (/run/mysqld/mysqld.sock, LASTSEAT_MYSQL_SOCKET) or on
+# 127.0.0.1:3306 (LASTSEAT_MYSQL_HOST, LASTSEAT_MYSQL_PORT); else a private mariadbd from the
+# installed binaries (mariadb-server from Debian's packages if absent) on a free port, with a
+# throwaway data directory under $TMPDIR, stopped and removed by stop_mariadb.
+
+MARIADB_PRIVATE_PID=
+MARIADB_DIR=
+
+ensure_mariadb() {
+    if [ -n "${MYSQL_URL:-}" ]; then
+        say "MariaDB: MYSQL_URL is set, using it"
+        return
+    fi
+    local socket=${LASTSEAT_MYSQL_SOCKET:-/run/mysqld/mysqld.sock}
+    local host=${LASTSEAT_MYSQL_HOST:-127.0.0.1} port=${LASTSEAT_MYSQL_PORT:-3306}
+    if [ -S "$socket" ] && mariadb_answers --socket="$socket"; then
+        export MYSQL_URL="mysql://root@localhost/mysql?socket=$socket"
+        say "MariaDB: found on $socket"
+        return
+    fi
+    if mariadb_answers --host="$host" --port="$port" --protocol=tcp; then
+        export MYSQL_URL="mysql://root@$host:$port/mysql"
+        say "MariaDB: found on $host:$port"
+        return
+    fi
+    say "MariaDB: nothing answers on $socket or $host:$port, starting a private mariadbd"
+    start_private_mariadb
+}
+
+# Whether a MariaDB reached with these client options answers root within 3 s.
+mariadb_answers() {
+    command -v mariadb >/dev/null || return 1
+    mariadb --no-defaults --connect-timeout=3 --user=root "$@" -e 'select 1' >/dev/null 2>&1
+}
+
+mariadbd_bin() {
+    command -v mariadbd 2>/dev/null || { [ -x /usr/sbin/mariadbd ] && echo /usr/sbin/mariadbd; }
+}
+
+ensure_mariadb_server_bin() {
+    [ -n "$(mariadbd_bin)" ] && command -v mariadb-install-db >/dev/null && return
+    apt_install mariadb-server
+}
+
+start_private_mariadb() {
+    ensure_mariadb_server_bin
+    local bin port i
+    bin=$(mariadbd_bin)
+    [ -n "$bin" ] || die "mariadb-server installed but no mariadbd on PATH or in /usr/sbin"
+    # mariadbd refuses to run as root unless told to; anyone else runs it as themselves.
+    local -a user=()
+    [ "$(id -u)" -ne 0 ] || user=(--user=root)
+    MARIADB_DIR=$(mktemp -d "${TMPDIR:-/tmp}/lastseat-mariadb.XXXXXX")
+    mariadb-install-db --no-defaults "${user[@]}" --datadir="$MARIADB_DIR/data" \
+        --auth-root-authentication-method=normal --skip-test-db >"$MARIADB_DIR/install.log" 2>&1 ||
+        { cat "$MARIADB_DIR/install.log" >&2; die "mariadb-install-db failed"; }
+    port=$(free_port 33061 MariaDB)
+    # A throwaway server for tests: durability buys nothing, speed does. fd 3 closed: in
+    # scripts/test it is a step's log pipe, which must close when the step ends.
+    "$bin" --no-defaults "${user[@]}" --datadir="$MARIADB_DIR/data" --port="$port" \
+        --bind-address=127.0.0.1 --socket="$MARIADB_DIR/mysqld.sock" \
+        --pid-file="$MARIADB_DIR/mariadbd.pid" --log-error="$MARIADB_DIR/error.log" \
+        --innodb-buffer-pool-size=64M --innodb-flush-log-at-trx-commit=0 --skip-log-bin \
+        --max-connections=400 >/dev/null 2>&1 3>&- &
+    MARIADB_PRIVATE_PID=$!
+    for i in $(seq 1 300); do
+        mariadb_answers --host=127.0.0.1 --port="$port" --protocol=tcp && break
+        kill -0 "$MARIADB_PRIVATE_PID" 2>/dev/null || break
+        sleep 0.1
+    done
+    mariadb_answers --host=127.0.0.1 --port="$port" --protocol=tcp || {
+        tail -n 20 "$MARIADB_DIR/error.log" >&2
+        die "the private mariadbd on port $port does not answer"
+    }
+    export MYSQL_URL="mysql://root@127.0.0.1:$port/mysql"
+    say "MariaDB: private mariadbd started on 127.0.0.1:$port ($MARIADB_DIR)"
+}
+
+# Stops the private mariadbd, only if this run started it, waits for it to go and removes its
+# data directory.
+stop_mariadb() {
+    if [ -n "$MARIADB_PRIVATE_PID" ]; then
+        kill "$MARIADB_PRIVATE_PID" 2>/dev/null || true
+        local i
+        for i in $(seq 1 100); do
+            kill -0 "$MARIADB_PRIVATE_PID" 2>/dev/null || break
+            sleep 0.1
+        done
+        MARIADB_PRIVATE_PID=
+        rm -rf "$MARIADB_DIR"
     fi
 }

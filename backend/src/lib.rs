@@ -8,6 +8,7 @@ pub mod db;
 pub mod executor;
 pub mod explore;
 pub mod http;
+pub mod innodb;
 pub mod load;
 pub mod replay;
 pub mod room;

@@ -1,15 +1,19 @@
-//! One schedule both ways: simulated by `shared`, executed on PostgreSQL, the two outcomes
-//! compared and the schedule's `expect` checked. `POST /api/runs` and `backend replay` both
+//! One schedule both ways: simulated by `shared`, executed on the real database it names
+//! (`Schedule::database()`: PostgreSQL, or MariaDB for InnoDB), the two outcomes compared and
+//! the schedule's `expect` checked. `POST /api/runs`, `backend replay` and `backend verify` all
 //! come here.
 
 use std::path::Path;
 
 use serde::Serialize;
 use shared::assess::{assess, check_expect, compare_in, race_note};
-use shared::{Outcome, Schedule, ScheduleError};
+use shared::schedule::Database;
+use shared::{Outcome, Schedule, ScheduleError, Trace};
+use sqlx::mysql::MySqlPool;
 use sqlx::PgPool;
 
 use crate::executor::{self, ExecError};
+use crate::innodb;
 
 /// The verdict of one replay.
 #[derive(Debug, Serialize)]
@@ -25,6 +29,9 @@ pub struct Report {
     pub differences: Vec<String>,
     /// What of `expect` does not hold.
     pub expect_failures: Vec<String>,
+    /// The database it ran on (the schedule's).
+    #[serde(skip)]
+    pub database: Database,
 }
 
 impl Report {
@@ -41,6 +48,9 @@ pub enum ReplayError {
     Invalid(#[from] ScheduleError),
     #[error(transparent)]
     Exec(ExecError),
+    /// The schedule names InnoDB and no MariaDB is configured (MYSQL_URL is not a URL).
+    #[error("MariaDB is not reachable: {0}")]
+    NoMariaDb(String),
 }
 
 /// Simulates and executes `schedule`, and compares the outcomes. Never hangs: the real run
@@ -52,17 +62,61 @@ pub async fn replay(pool: &PgPool, schedule: &Schedule) -> Result<Report, Replay
 
 /// `replay`, the real run bounded by `limit` instead. A fault of the database during the run
 /// (a restart, a killed session) is an error, never a report: it says nothing of the schedule.
+/// A schedule on InnoDB runs on the process's MariaDB (`innodb::default_pool`).
 pub async fn replay_within(
     pool: &PgPool,
     schedule: &Schedule,
     limit: std::time::Duration,
 ) -> Result<Report, ReplayError> {
+    replay_in(pool, innodb::default_pool(), schedule, limit).await
+}
+
+/// The real server of `database`, as a report names it.
+pub fn real_name(database: Database) -> &'static str {
+    match database {
+        Database::Postgresql => "PostgreSQL",
+        Database::Innodb => "MariaDB",
+    }
+}
+
+/// The real run of `schedule` on the database it names: `pool`, or `mariadb` for InnoDB.
+pub async fn execute_on(
+    pool: &PgPool,
+    mariadb: Option<&MySqlPool>,
+    schedule: &Schedule,
+    limit: std::time::Duration,
+) -> Result<Trace, ReplayError> {
+    match schedule.database() {
+        Database::Postgresql => executor::execute_within(pool, schedule, limit)
+            .await
+            .map_err(ReplayError::Exec),
+        Database::Innodb => match mariadb {
+            Some(mariadb) => innodb::execute_within(mariadb, schedule, limit)
+                .await
+                .map_err(ReplayError::Exec),
+            None => Err(ReplayError::NoMariaDb(format!(
+                "MYSQL_URL={:?} is not a MySQL URL",
+                std::env::var("MYSQL_URL").unwrap_or_default()
+            ))),
+        },
+    }
+}
+
+/// `replay_within`, an InnoDB schedule run on `mariadb`.
+pub async fn replay_in(
+    pool: &PgPool,
+    mariadb: Option<&MySqlPool>,
+    schedule: &Schedule,
+    limit: std::time::Duration,
+) -> Result<Report, ReplayError> {
+    let database = schedule.database();
+    let server = real_name(database);
     let simulated = assess(schedule, shared::engine::simulate(schedule)?);
     let sim_failures = check_expect(schedule, &simulated);
-    let real = match executor::execute_within(pool, schedule, limit).await {
+    let real = match execute_on(pool, mariadb, schedule, limit).await {
         Ok(trace) => assess(schedule, trace),
-        Err(ExecError::Schedule(e)) => {
-            let why = format!("PostgreSQL could not run the schedule as the simulator did: {e}");
+        Err(ReplayError::Exec(ExecError::Schedule(e))) => {
+            let why = format!("{server} could not run the schedule as the simulator did: {e}");
             return Ok(Report {
                 differences: race_note(&simulated).into_iter().chain([why]).collect(),
                 agree: false,
@@ -70,9 +124,10 @@ pub async fn replay_within(
                 simulated,
                 real: None,
                 expect_failures: sim_failures,
+                database,
             });
         }
-        Err(e) => return Err(ReplayError::Exec(e)),
+        Err(e) => return Err(e),
     };
     let mut differences = compare_in(schedule.scenario().clock_unit, &simulated, &real);
     if let (false, Some(note)) = (differences.is_empty(), race_note(&simulated)) {
@@ -92,6 +147,7 @@ pub async fn replay_within(
         real: Some(real),
         differences,
         expect_failures,
+        database,
     })
 }
 
@@ -140,6 +196,14 @@ pub async fn replay_file(pool: &PgPool, path: &Path) -> Result<Report, LineError
         ReplayError::Invalid(e) => LineError::invalid(e.field, e.message),
         ReplayError::Exec(e) => LineError {
             field: "database".to_string(),
+            message: match schedule.database() {
+                Database::Innodb if e.is_fault() => format!("MariaDB is not reachable: {e}"),
+                _ => e.to_string(),
+            },
+            invalid: false,
+        },
+        e @ ReplayError::NoMariaDb(_) => LineError {
+            field: "database".to_string(),
             message: e.to_string(),
             invalid: false,
         },
@@ -156,9 +220,9 @@ pub fn describe(file: &str, result: &Result<Report, LineError>) -> String {
                 "{} {file}: {}; {}",
                 if r.passed() { "ok     " } else { "FAILED " },
                 if r.agree {
-                    "the simulator and PostgreSQL agree"
+                    format!("the simulator and {} agree", real_name(r.database))
                 } else {
-                    "the simulator and PostgreSQL DISAGREE"
+                    format!("the simulator and {} DISAGREE", real_name(r.database))
                 },
                 if r.expect_ok {
                     "expect holds"

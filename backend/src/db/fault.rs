@@ -23,6 +23,9 @@ impl Fault {
     /// What `e` is, if it is a fault; `None` for an answer (a serialization failure, a
     /// deadlock, a constraint…) or a mistake of the caller's.
     pub fn of(e: &sqlx::Error) -> Option<Fault> {
+        if let Some(fault) = mysql(e) {
+            return fault;
+        }
         match e {
             sqlx::Error::Database(e) => match e.code().as_deref() {
                 Some("57P01" | "57P02" | "57P03") => Some(Fault::Ended),
@@ -53,6 +56,23 @@ impl Fault {
     pub fn is_lost(e: &sqlx::Error) -> bool {
         matches!(Fault::of(e), Some(Fault::Ended | Fault::Broken))
     }
+}
+
+/// What a MySQL/MariaDB error is, when `e` is one (`Some(None)`: an answer, not a fault). Its
+/// SQLSTATEs are too coarse (a killed connection's 70100 is also a cancelled query's), so the
+/// error number decides: the server shutting down (1053), the connection killed (1927, and
+/// MySQL 8's 4031 for one cut off while idle), aborted (1152–1161, 08S01), or too many (1040).
+fn mysql(e: &sqlx::Error) -> Option<Option<Fault>> {
+    let sqlx::Error::Database(e) = e else {
+        return None;
+    };
+    let e = e.try_downcast_ref::<sqlx::mysql::MySqlDatabaseError>()?;
+    Some(match e.number() {
+        1053 | 1927 | 4031 => Some(Fault::Ended),
+        1040 | 1203 => Some(Fault::Unreachable),
+        1152..=1161 => Some(Fault::Broken),
+        _ => None,
+    })
 }
 
 /// Why a connection could not be had, in words fit to send to a client: no address, no user

@@ -55,6 +55,17 @@ pub(crate) fn step(
         }
         Err(e) => return Err(e.into()),
     };
+    read(op, raw, commit_of_failed, clock)
+}
+
+/// The step result of `op` from an answer that is not an error, and the rows it returned: the
+/// part of `step` that every database shares (`crate::innodb` reads MySQL's errors itself).
+pub(crate) fn read(
+    op: &Op,
+    raw: Raw,
+    commit_of_failed: bool,
+    clock: i64,
+) -> Result<(StepResult, Vec<SeenRow>), ExecError> {
     let unexpected = |raw: &Raw| ExecError::Unexpected(format!("{} answered {raw:?}", op.name()));
     let result = match (op, &raw) {
         (Op::Commit, _) if commit_of_failed => StepResult::RolledBack,

@@ -28,7 +28,7 @@
 //! connections; otherwise it is an `ExecError` of its own, and stale schemas are swept soon.
 
 mod actor;
-mod answer;
+pub(crate) mod answer;
 mod build;
 mod cleanup;
 mod conns;
@@ -42,10 +42,10 @@ mod run;
 mod seed;
 mod session;
 mod spacing;
-mod statement;
+pub(crate) mod statement;
 mod sweep;
 mod tries;
-mod waits;
+pub(crate) mod waits;
 
 use std::time::Duration;
 

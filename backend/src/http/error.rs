@@ -66,6 +66,9 @@ pub enum ApiError {
     HeadTooLarge { status: StatusCode, message: String },
     #[error("database unavailable: {0}")]
     DatabaseDown(sqlx::Error),
+    /// A run on InnoDB found MariaDB down or lost it (a fault), or none is configured: why.
+    #[error("MariaDB is not reachable: {0}")]
+    MariaDbDown(String),
     #[error("a run did not finish in time: {0}")]
     RunTimeout(ExecError),
     /// The machine was too slow for the deadlock of the schedule, on every try.
@@ -128,6 +131,20 @@ impl From<ReplayError> for ApiError {
         match e {
             ReplayError::Invalid(e) => ApiError::CannotRun(e),
             ReplayError::Exec(e) => e.into(),
+            ReplayError::NoMariaDb(why) => ApiError::MariaDbDown(why),
+        }
+    }
+}
+
+impl ApiError {
+    /// The error of a run of a schedule on `database`: on InnoDB, a fault of the server is
+    /// MariaDB's, and the answer names it.
+    pub fn of_run(database: shared::schedule::Database, e: ReplayError) -> ApiError {
+        match (database, e) {
+            (shared::schedule::Database::Innodb, ReplayError::Exec(e)) if e.is_fault() => {
+                ApiError::MariaDbDown(e.to_string())
+            }
+            (_, e) => e.into(),
         }
     }
 }
@@ -217,6 +234,9 @@ impl ApiError {
             )),
             ApiError::DatabaseDown(_) => unavailable(
                 "the database is unavailable or overloaded: check that PostgreSQL is running and DATABASE_URL points at it, then try again".into(),
+            ),
+            ApiError::MariaDbDown(_) => unavailable(
+                "MariaDB is not reachable (it is down, or a connection to it was lost during the run): check that it is running and MYSQL_URL points at it, then try again".into(),
             ),
             ApiError::TooBusy(e) => unavailable(e.to_string()),
             ApiError::RunTimeout(_) => unavailable("the run did not finish in time on PostgreSQL: try again".into()),

@@ -76,9 +76,15 @@ pub async fn create_run(
                 waited,
             },
         })?;
-    Ok(Json(
-        replay::replay_within(&state.pool, &schedule, state.run_limit).await?,
-    ))
+    let report = replay::replay_in(
+        &state.pool,
+        state.mariadb.as_ref(),
+        &schedule,
+        state.run_limit,
+    )
+    .await
+    .map_err(|e| ApiError::of_run(schedule.database(), e))?;
+    Ok(Json(report))
 }
 
 /// The schedule a request's body holds, said to be JSON (`POST /api/runs` and

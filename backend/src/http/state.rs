@@ -19,6 +19,10 @@ use crate::db;
 #[derive(Clone)]
 pub struct AppState {
     pub(super) pool: PgPool,
+    /// MariaDB, for the schedules on InnoDB: a pool that connects when a run needs it, so the
+    /// server starts without MariaDB (a run while it is down answers 503 naming it). `None`
+    /// when MYSQL_URL is not a URL.
+    pub(super) mariadb: Option<sqlx::mysql::MySqlPool>,
     pub(super) dist: Option<PathBuf>,
     /// The run queue: one slot per run that the pool can serve at once, so that concurrent runs
     /// never each hold half the connections they need, shared fairly between clients.
@@ -43,6 +47,7 @@ impl AppState {
         let slots = (pool.options().get_max_connections() / per_run).max(1) as usize;
         AppState {
             pool,
+            mariadb: crate::innodb::default_pool().cloned(),
             dist,
             admission: Admission::new(Rules::for_slots(slots)),
             readiness: db::Readiness::ready(),
@@ -52,6 +57,12 @@ impl AppState {
             verifications: Arc::new(tokio::sync::Semaphore::new(VerifyRules::default().at_once)),
             rooms: Arc::default(),
         }
+    }
+
+    /// The same state with another MariaDB (a test's private server, say), or none.
+    pub fn with_mariadb(mut self, mariadb: Option<sqlx::mysql::MySqlPool>) -> AppState {
+        self.mariadb = mariadb;
+        self
     }
 
     /// The same state with other bounds on verifications (the tests' smaller ones, say).

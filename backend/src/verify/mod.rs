@@ -68,7 +68,9 @@ async fn run_one(
                 "the model could not run an order it found: {e}"
             )))
         }
-        Err(ReplayError::Exec(e)) => return Err(Stopped(e.to_string())),
+        Err(e @ (ReplayError::Exec(_) | ReplayError::NoMariaDb(_))) => {
+            return Err(Stopped(e.to_string()))
+        }
     };
     let finding = if report.agree {
         Finding::Agreed

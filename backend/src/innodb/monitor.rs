@@ -1,0 +1,216 @@
+//! The monitor connection: the committed tables after each entry, and who is blocked by whom.
+//!
+//! It stays in one READ COMMITTED transaction for the whole run: each of its reads sees what is
+//! committed when it runs, and its transaction shows in INFORMATION_SCHEMA.INNODB_TRX with the
+//! statement it runs. That makes the blocking check safe: InnoDB refills the cache behind
+//! INNODB_TRX and INNODB_LOCK_WAITS only when nobody read it for 0.1 s (trx0i_s.cc), so a
+//! reading may be stale; every check carries a mark of its own in its text, and a reading whose
+//! own row does not show that mark is stale and read again (`Gate` spaces the readings of this
+//! process so that they seldom are).
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use shared::outcome::{BookingRow, SeatRow, Tables};
+use shared::schedule::SeatStatus;
+use shared::sql::innodb;
+use sqlx::mysql::{MySqlConnection, MySqlRow};
+use sqlx::{Executor, Row};
+use tokio::sync::Mutex;
+use tokio::time::Instant;
+
+use super::actor::text;
+use crate::executor::ExecError;
+
+/// How long InnoDB keeps serving its INFORMATION_SCHEMA cache after a reading, plus a margin.
+const CACHE_IDLE: Duration = Duration::from_millis(105);
+/// How many stale readings in a row before the check gives up (another client of the server
+/// reads the lock tables all the time).
+const STALE_TRIES: usize = 50;
+
+/// Which server: where it shows who waits for whom.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Flavor {
+    /// INFORMATION_SCHEMA.INNODB_LOCK_WAITS.
+    MariaDb,
+    /// performance_schema.data_lock_waits (MySQL 8 has no INNODB_LOCK_WAITS).
+    MySql,
+}
+
+impl Flavor {
+    pub fn of(version: &str) -> Flavor {
+        if version.contains("MariaDB") {
+            Flavor::MariaDb
+        } else {
+            Flavor::MySql
+        }
+    }
+
+    fn waits(self) -> &'static str {
+        match self {
+            Flavor::MariaDb => {
+                "left join information_schema.innodb_lock_waits w on w.requesting_trx_id = t.trx_id
+                 left join information_schema.innodb_trx b on b.trx_id = w.blocking_trx_id"
+            }
+            Flavor::MySql => {
+                "left join performance_schema.data_lock_waits w
+                        on w.requesting_engine_transaction_id = t.trx_id
+                 left join information_schema.innodb_trx b
+                        on b.trx_id = w.blocking_engine_transaction_id"
+            }
+        }
+    }
+}
+
+/// When this process last read InnoDB's lock tables.
+static GATE: Mutex<Option<Instant>> = Mutex::const_new(None);
+
+/// One session's lock state: waiting for a lock (`blocked`), behind the sessions `by`.
+#[derive(Debug, Default)]
+pub(super) struct Blocking {
+    pub blocked: bool,
+    pub by: Vec<i64>,
+}
+
+pub(super) struct Monitor {
+    pub conn: MySqlConnection,
+    /// Its server thread.
+    pub thread: i64,
+    flavor: Flavor,
+}
+
+impl Monitor {
+    pub fn new(conn: MySqlConnection, thread: i64, flavor: Flavor) -> Monitor {
+        Monitor {
+            conn,
+            thread,
+            flavor,
+        }
+    }
+
+    /// Opens its READ COMMITTED transaction (a read starts it in InnoDB).
+    pub async fn start(&mut self) -> Result<(), sqlx::Error> {
+        self.conn
+            .execute(
+                "set session transaction isolation level read committed; start transaction; \
+                 select count(*) from show_seats",
+            )
+            .await?;
+        Ok(())
+    }
+
+    /// The committed tables now.
+    pub async fn snapshot(&mut self, show: i64) -> Result<Tables, ExecError> {
+        let bad = |what: &str| ExecError::Unexpected(format!("a snapshot read {what}"));
+        let rows = sqlx::query(innodb::SNAPSHOT_SEATS)
+            .bind(show)
+            .fetch_all(&mut self.conn)
+            .await?;
+        let mut seats = Vec::with_capacity(rows.len());
+        for r in &rows {
+            let status = text(r, 1)?.unwrap_or_default();
+            seats.push(SeatRow {
+                id: text(r, 0)?.unwrap_or_default(),
+                status: SeatStatus::from_sql(&status)
+                    .ok_or_else(|| bad(&format!("seat status {status:?}")))?,
+                holder: text(r, 2)?,
+                hold_id: text(r, 3)?,
+                until: r.try_get(4)?,
+            });
+        }
+        let rows = sqlx::query(innodb::SNAPSHOT_BOOKINGS)
+            .bind(show)
+            .fetch_all(&mut self.conn)
+            .await?;
+        let mut bookings = rows
+            .iter()
+            .map(|r: &MySqlRow| {
+                Ok(BookingRow {
+                    seat: text(r, 0)?.unwrap_or_default(),
+                    holder: text(r, 1)?.unwrap_or_default(),
+                    booking_id: text(r, 2)?.unwrap_or_default(),
+                })
+            })
+            .collect::<Result<Vec<_>, sqlx::Error>>()?;
+        let rows = sqlx::query(innodb::SNAPSHOT_REFUNDS)
+            .fetch_all(&mut self.conn)
+            .await?;
+        let mut refunds = rows
+            .iter()
+            .map(|r| Ok(text(r, 0)?.unwrap_or_default()))
+            .collect::<Result<Vec<_>, sqlx::Error>>()?;
+        let clock: i64 = sqlx::query_scalar(innodb::SNAPSHOT_CLOCK)
+            .fetch_one(&mut self.conn)
+            .await?;
+        // Sorted here, byte-wise as the model sorts.
+        seats.sort_by(|a, b| a.id.cmp(&b.id));
+        bookings.sort_by(|a, b| (&a.seat, &a.booking_id).cmp(&(&b.seat, &b.booking_id)));
+        refunds.sort();
+        Ok(Tables {
+            clock,
+            seats,
+            bookings,
+            refunds,
+        })
+    }
+
+    /// The lock state of the sessions `threads`, each blocked (or not) by any session, as one
+    /// fresh reading of InnoDB's lock tables shows it. Blocked means waiting for a row lock:
+    /// a statement that is only slow is not.
+    pub async fn blocking(&mut self, threads: &[i64]) -> Result<Vec<Blocking>, ExecError> {
+        static MARK: AtomicU64 = AtomicU64::new(0);
+        let mut gate = GATE.lock().await;
+        for _ in 0..STALE_TRIES {
+            if let Some(last) = *gate {
+                tokio::time::sleep_until(last + CACHE_IDLE).await;
+            }
+            let mark = format!("lastseat-check-{}", MARK.fetch_add(1, Ordering::Relaxed));
+            let query = format!(
+                "select cast(t.trx_mysql_thread_id as signed), t.trx_state,
+                        coalesce(t.trx_query, ''), cast(b.trx_mysql_thread_id as signed), '{mark}'
+                   from information_schema.innodb_trx t {}",
+                self.flavor.waits()
+            );
+            let rows: Vec<(i64, String, String, Option<i64>, String)> =
+                sqlx::query_as(&query).fetch_all(&mut self.conn).await?;
+            *gate = Some(Instant::now());
+            let fresh = rows
+                .iter()
+                .any(|(thread, _, query, _, _)| *thread == self.thread && query.contains(&mark));
+            if !fresh {
+                continue;
+            }
+            let mut states: Vec<Blocking> = threads.iter().map(|_| Blocking::default()).collect();
+            for (thread, state, _, by, _) in rows {
+                let Some(i) = threads.iter().position(|&t| t == thread) else {
+                    continue;
+                };
+                states[i].blocked |= state == "LOCK WAIT";
+                if let Some(by) = by {
+                    if !states[i].by.contains(&by) {
+                        states[i].by.push(by);
+                    }
+                }
+            }
+            return Ok(states);
+        }
+        Err(ExecError::Unexpected(format!(
+            "InnoDB's lock tables were stale {STALE_TRIES} times in a row: something else \
+             reads INFORMATION_SCHEMA.INNODB_TRX more often than every {} ms",
+            CACHE_IDLE.as_millis()
+        )))
+    }
+
+    /// Of the sessions `threads`, those that are gone (killed, or cut off).
+    pub async fn gone(&mut self, threads: &[i64]) -> Result<Vec<i64>, ExecError> {
+        let alive: Vec<i64> =
+            sqlx::query_scalar("select cast(id as signed) from information_schema.processlist")
+                .fetch_all(&mut self.conn)
+                .await?;
+        Ok(threads
+            .iter()
+            .copied()
+            .filter(|t| !alive.contains(t))
+            .collect())
+    }
+}
