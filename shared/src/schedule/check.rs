@@ -21,7 +21,10 @@ pub(super) fn version(version: i64) -> Result<(), ScheduleError> {
 /// What the model of the file's database runs. InnoDB's model does not run the two stored
 /// functions yet (`hold_seats` and `confirm_hold`): a file that calls one on InnoDB is refused,
 /// naming the operation, rather than raced on a guess.
-pub(super) fn database(database: super::Database, actors: &[super::Actor]) -> Result<(), ScheduleError> {
+pub(super) fn database(
+    database: super::Database,
+    actors: &[super::Actor],
+) -> Result<(), ScheduleError> {
     if database != super::Database::Innodb {
         return Ok(());
     }

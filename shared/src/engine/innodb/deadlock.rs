@@ -3,7 +3,7 @@
 //! (`wait_trx`): the owner of the first conflicting lock in the record's queue when it began to
 //! wait, and, when locks go and it must still wait, of the first one still ahead of it. A new
 //! wait is checked at once by following those names (Brent's cycle detection, `find_cycle`);
-//! after locks went, a transaction that a waiter now names, and that waits itself, is checked.
+//! after locks went, a waiter that now names a transaction that waits itself is checked again.
 //!
 //! The victim (`Deadlock::report`) is the lightest transaction on the cycle by TRX_WEIGHT, its
 //! undo records plus its lock structs (table locks included), the first such one met walking the
@@ -23,7 +23,14 @@ use super::lock::{Mode, Rec, Span};
 impl Engine<'_> {
     /// `actor`'s statement (transaction `tx`) waits for a lock on `rec`: the lock is queued and
     /// the wait checked for a deadlock at once. The error when `tx` itself is the victim.
-    pub(super) fn inno_wait(&mut self, actor: usize, tx: TxId, rec: Rec, mode: Mode, span: Span) -> Option<StepResult> {
+    pub(super) fn inno_wait(
+        &mut self,
+        actor: usize,
+        tx: TxId,
+        rec: Rec,
+        mode: Mode,
+        span: Span,
+    ) -> Option<StepResult> {
         let first = self
             .inno
             .locks
@@ -47,7 +54,9 @@ impl Engine<'_> {
         match self.victim(tx) {
             Some(v) if v == tx => Some(deadlock()),
             Some(v) => {
-                self.inno.victims.push(self.db.txs[v as usize].actor as usize);
+                self.inno
+                    .victims
+                    .push(self.db.txs[v as usize].actor as usize);
                 None
             }
             None => None,
@@ -136,20 +145,25 @@ impl Engine<'_> {
         }
     }
 
-    /// Checks the transactions that waiters named anew after locks went, in actor order (InnoDB
-    /// checks them in the order of their objects' addresses, which the model takes to follow
-    /// the connections'): a tie between two of them on one cycle is a race.
+    /// Checks the waiters that named a waiting transaction anew after locks went, in actor order
+    /// (InnoDB keeps them in a set ordered by their objects' addresses, which the model takes
+    /// to follow the connections'): a tie between two of them on one cycle is a race.
     fn check_named_anew(&mut self) {
         let mut txs = std::mem::take(&mut self.inno.to_check);
         txs.sort_by_key(|&t| self.db.txs[t as usize].actor);
         txs.dedup();
         for &t in &txs {
             if let Some(v) = self.victim(t) {
-                let others_on_cycle = txs.iter().filter(|&&o| o != t && self.victim(o).is_some()).count();
+                let others_on_cycle = txs
+                    .iter()
+                    .filter(|&&o| o != t && self.victim(o).is_some())
+                    .count();
                 if v == t && others_on_cycle > 0 {
                     self.race();
                 }
-                self.inno.victims.push(self.db.txs[v as usize].actor as usize);
+                self.inno
+                    .victims
+                    .push(self.db.txs[v as usize].actor as usize);
                 return;
             }
         }

@@ -13,7 +13,8 @@ use super::super::stmt::{error, Running};
 use super::super::trace::Events;
 use super::super::Engine;
 
-pub(super) const DEADLOCK: &str = "Deadlock found when trying to get lock; try restarting transaction";
+pub(super) const DEADLOCK: &str =
+    "Deadlock found when trying to get lock; try restarting transaction";
 
 /// The victim's error.
 pub(super) fn deadlock() -> StepResult {
@@ -23,7 +24,13 @@ pub(super) fn deadlock() -> StepResult {
 impl Engine<'_> {
     /// A statement finishes: the client hears the answer; an error undoes the statement, or
     /// (a deadlock) the transaction; an autocommit statement commits or rolls back.
-    pub(super) fn inno_complete(&mut self, actor: usize, r: Running, result: StepResult, ev: &mut Events) {
+    pub(super) fn inno_complete(
+        &mut self,
+        actor: usize,
+        r: Running,
+        result: StepResult,
+        ev: &mut Events,
+    ) {
         self.inno.wait_trx[actor] = None;
         let seen = if result.is_error() {
             Vec::new()
@@ -87,9 +94,9 @@ impl Engine<'_> {
         }
         for seat in seats_of(undo.inserted) {
             self.remove_ticket(tx, seat);
-            self.db
-                .rows
-                .retain(|r| !(r.table == Table::Booking && r.xmin == tx && r.seat as usize == seat));
+            self.db.rows.retain(|r| {
+                !(r.table == Table::Booking && r.xmin == tx && r.seat as usize == seat)
+            });
         }
         self.inno.grow(tx);
         self.inno.undo[tx as usize] = undo.undo_before;
@@ -108,8 +115,12 @@ impl Engine<'_> {
             if self.inno.wait_trx[a] != Some(t) {
                 self.inno.wait_trx[a] = Some(t);
                 let blocker = self.db.txs[t as usize].actor as usize;
-                if self.inno.wait_trx.get(blocker).is_some_and(Option::is_some) {
-                    self.inno.to_check.push(t);
+                if self.inno.wait_trx[blocker].is_some() {
+                    // The waiter now names one that waits itself: its wait is checked again,
+                    // as its own (on a tie it is the victim: three SERIALIZABLE readers, two
+                    // of them writers, on MariaDB 10.11).
+                    let tx = self.running[a].as_ref().map(|r| r.tx);
+                    self.inno.to_check.extend(tx);
                 }
             }
         }

@@ -121,7 +121,11 @@ impl Table {
             .iter()
             .any(|l| l.rec == rec && l.waiting && l.tx != tx);
         let like = self.list.iter().find(|l| {
-            l.tx == tx && !l.waiting && l.rec.index() == rec.index() && l.mode == mode && l.span == span
+            l.tx == tx
+                && !l.waiting
+                && l.rec.index() == rec.index()
+                && l.mode == mode
+                && l.span == span
         });
         let strukt = match like {
             Some(l) if !contested => l.strukt,
@@ -137,7 +141,16 @@ impl Table {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn push(&mut self, tx: TxId, actor: usize, rec: Rec, mode: Mode, span: Span, waiting: bool, strukt: u32) {
+    fn push(
+        &mut self,
+        tx: TxId,
+        actor: usize,
+        rec: Rec,
+        mode: Mode,
+        span: Span,
+        waiting: bool,
+        strukt: u32,
+    ) {
         self.list.push(Lock {
             tx,
             actor: actor as u8,
@@ -163,14 +176,19 @@ impl Table {
     /// names as blocking it.
     pub fn blockers(&self, i: usize) -> impl Iterator<Item = &Lock> + '_ {
         let w = self.list[i];
-        self.list[..i]
-            .iter()
-            .filter(move |l| l.tx != w.tx && l.rec == w.rec && has_to_wait(w.rec, w.mode, w.span, l))
+        self.list[..i].iter().filter(move |l| {
+            l.tx != w.tx && l.rec == w.rec && has_to_wait(w.rec, w.mode, w.span, l)
+        })
     }
 
     /// How many lock structs `tx` has (its record locks; table locks are counted apart).
     pub fn structs(&self, tx: TxId) -> usize {
-        let mut seen: Vec<u32> = self.list.iter().filter(|l| l.tx == tx).map(|l| l.strukt).collect();
+        let mut seen: Vec<u32> = self
+            .list
+            .iter()
+            .filter(|l| l.tx == tx)
+            .map(|l| l.strukt)
+            .collect();
         seen.sort_unstable();
         seen.dedup();
         seen.len()
@@ -184,7 +202,8 @@ impl Table {
     /// Drops the granted locks of `tx` on `rec` (READ COMMITTED lets go of a row its UPDATE
     /// examined and did not change: lock_rec_unlock).
     pub fn unlock(&mut self, tx: TxId, rec: Rec) {
-        self.list.retain(|l| !(l.tx == tx && l.rec == rec && !l.waiting));
+        self.list
+            .retain(|l| !(l.tx == tx && l.rec == rec && !l.waiting));
     }
 
     /// Locks whose waits are over, granted in queue order: the actors to resume. For a waiter

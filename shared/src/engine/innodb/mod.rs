@@ -76,8 +76,8 @@ pub(crate) struct Inno {
     woken: Vec<usize>,
     /// Actors chosen as deadlock victims, whose transactions are still to roll back.
     victims: Vec<usize>,
-    /// Transactions to check for a deadlock: their wait was named anew by a waiter after locks
-    /// went (lock_rec_dequeue_from_page adds the new blocker if it waits).
+    /// Transactions to check for a deadlock: waiters that, after locks went, name anew a
+    /// transaction that waits itself.
     to_check: Vec<TxId>,
     /// Actors whose statements the current entry resumed, as a mask: they run at once in
     /// InnoDB, in whichever order the machine runs their threads.
@@ -189,7 +189,9 @@ impl Engine<'_> {
         let want = self.names.op_seats[actor][op_index];
         let todo = match kind {
             // A scan of the show by its primary key: every seat is examined.
-            Kind::Update(Upd::Release { .. } | Upd::Sweep) => super::ops::all_seats(self.names.seats.len()),
+            Kind::Update(Upd::Release { .. } | Upd::Sweep) => {
+                super::ops::all_seats(self.names.seats.len())
+            }
             _ => want,
         };
         self.inno.grow(tx);
@@ -222,7 +224,9 @@ impl Engine<'_> {
     pub(super) fn inno_drive(&mut self, actor: usize, mut r: Running, ev: &mut Events) {
         let op = &self.schedule.actors()[actor].program[r.op_index];
         let poll = match (op, r.kind) {
-            (Op::Read { .. }, _) if !self.share_read(actor, &r) => Poll::Done(self.consistent_read(&mut r)),
+            (Op::Read { .. }, _) if !self.share_read(actor, &r) => {
+                Poll::Done(self.consistent_read(&mut r))
+            }
             (_, Kind::Book { hold }) => self.inno_insert(actor, &mut r, hold),
             (_, Kind::Confirm(_)) => unreachable!("refused on InnoDB when the schedule is parsed"),
             _ => self.inno_visit_all(actor, &mut r),

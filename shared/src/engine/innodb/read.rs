@@ -15,7 +15,9 @@ impl Engine<'_> {
     /// SERIALIZABLE, autocommit off.
     pub(super) fn share_read(&self, actor: usize, r: &Running) -> bool {
         let op = &self.schedule.actors()[actor].program[r.op_index];
-        matches!(op, Op::Read { .. }) && !r.implicit && self.isolation(r.tx) == Isolation::Serializable
+        matches!(op, Op::Read { .. })
+            && !r.implicit
+            && self.isolation(r.tx) == Isolation::Serializable
     }
 
     /// A consistent read of the op's seats through the statement's read view.

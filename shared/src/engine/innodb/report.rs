@@ -33,7 +33,11 @@ impl Engine<'_> {
     }
 
     /// How `actor`'s statement waits, for the reason line.
-    pub(in crate::engine) fn inno_wait_note(&self, actor: usize, blockers: &[usize]) -> Option<WaitNote> {
+    pub(in crate::engine) fn inno_wait_note(
+        &self,
+        actor: usize,
+        blockers: &[usize],
+    ) -> Option<WaitNote> {
         let i = self.waiting_lock(actor)?;
         let w = self.inno.locks.list[i];
         let seat = self.running[actor].as_ref()?.pending.map_or(0, |p| p.0);
@@ -62,7 +66,10 @@ impl Engine<'_> {
     pub(in crate::engine) fn inno_live(&self, seat: usize, live: &mut LiveSeat) {
         let locks = &self.inno.locks.list;
         let row = Rec::Seat(seat as u8);
-        live.holder = locks.iter().find(|l| l.rec == row && !l.waiting).map(|l| l.actor);
+        live.holder = locks
+            .iter()
+            .find(|l| l.rec == row && !l.waiting)
+            .map(|l| l.actor);
         live.queue = locks
             .iter()
             .filter(|l| l.waiting)
@@ -71,7 +78,9 @@ impl Engine<'_> {
                     || self.running[l.actor as usize]
                         .as_ref()
                         .and_then(|r| r.pending)
-                        .is_some_and(|p| p.0 as usize == seat && l.rec != row && !matches!(l.rec, Rec::Seat(_)))
+                        .is_some_and(|p| {
+                            p.0 as usize == seat && l.rec != row && !matches!(l.rec, Rec::Seat(_))
+                        })
             })
             .map(|l| l.actor)
             .collect();

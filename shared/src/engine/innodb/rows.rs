@@ -30,8 +30,13 @@ pub(super) fn lock_wait_timeout() -> StepResult {
 impl Engine<'_> {
     /// Visits the remaining rows of a locking statement in seat order.
     pub(super) fn inno_visit_all(&mut self, actor: usize, r: &mut Running) -> Poll {
-        let mode = if self.share_read(actor, r) { Mode::S } else { Mode::X };
-        self.inno.table_lock(r.tx, if mode == Mode::S { IS_SEATS } else { IX_SEATS });
+        let mode = if self.share_read(actor, r) {
+            Mode::S
+        } else {
+            Mode::X
+        };
+        self.inno
+            .table_lock(r.tx, if mode == Mode::S { IS_SEATS } else { IX_SEATS });
         while let Some(seat) = seats_of(r.todo).next() {
             match self.inno_visit(actor, r, seat, mode) {
                 Visit::Wait => return Poll::Wait,
@@ -67,7 +72,11 @@ impl Engine<'_> {
         let waited = r.pending.take().is_some();
         if !waited && !self.inno.locks.holds(r.tx, rec, mode, Span::Record) {
             let scan = matches!(r.kind, Kind::Update(Upd::Release { .. } | Upd::Sweep));
-            let conflict = self.inno.locks.conflict(r.tx, rec, mode, Span::Record).is_some();
+            let conflict = self
+                .inno
+                .locks
+                .conflict(r.tx, rec, mode, Span::Record)
+                .is_some();
             if conflict && scan && self.isolation(r.tx) == Isolation::ReadCommitted {
                 // Semi-consistent read: the last committed version decides whether to wait.
                 let committed = self.db.committed(seat);
@@ -131,12 +140,15 @@ impl Engine<'_> {
 
     /// The statement's WHERE on a row version, with the clock it was sent with.
     pub(super) fn inno_matches(&self, r: &Running, val: SeatVal) -> bool {
-        let expired = |now: i64| val.status == SeatStatus::Held && val.until.is_some_and(|u| u < now);
+        let expired =
+            |now: i64| val.status == SeatStatus::Held && val.until.is_some_and(|u| u < now);
         match r.kind {
             Kind::Update(Upd::Claim { now, .. }) => {
                 val.status == SeatStatus::Available || expired(now.unwrap_or(r.fetched_at))
             }
-            Kind::Update(Upd::Release { hold }) => val.hold == Some(hold) && val.status == SeatStatus::Held,
+            Kind::Update(Upd::Release { hold }) => {
+                val.hold == Some(hold) && val.status == SeatStatus::Held
+            }
             Kind::Update(Upd::Sweep) => expired(r.fetched_at),
             _ => true,
         }

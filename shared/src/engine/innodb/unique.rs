@@ -43,16 +43,27 @@ impl Engine<'_> {
                 if owner == r.tx {
                     return Poll::Done(self.duplicate(seat));
                 }
-                if self.db.is_active(owner) && !self.inno.locks.holds(owner, rec, Mode::X, Span::Record) {
+                if self.db.is_active(owner)
+                    && !self.inno.locks.holds(owner, rec, Mode::X, Span::Record)
+                {
                     // The inserter's implicit lock on its record becomes explicit.
                     let owner_actor = self.db.txs[owner as usize].actor as usize;
-                    self.inno.locks.grant(owner, owner_actor, rec, Mode::X, Span::Record);
+                    self.inno
+                        .locks
+                        .grant(owner, owner_actor, rec, Mode::X, Span::Record);
                 }
                 if self.inno.locks.holds(r.tx, rec, Mode::S, Span::Record) {
                     return Poll::Done(self.duplicate(seat));
                 }
-                if self.inno.locks.conflict(r.tx, rec, Mode::S, Span::Record).is_none() {
-                    self.inno.locks.grant(r.tx, actor, rec, Mode::S, Span::Record);
+                if self
+                    .inno
+                    .locks
+                    .conflict(r.tx, rec, Mode::S, Span::Record)
+                    .is_none()
+                {
+                    self.inno
+                        .locks
+                        .grant(r.tx, actor, rec, Mode::S, Span::Record);
                     return Poll::Done(self.duplicate(seat));
                 }
                 r.pending = Some((seat as u8, 0, false));
@@ -62,7 +73,13 @@ impl Engine<'_> {
                 };
             }
             let next = self.next_ticket(seat);
-            if !intention_granted && self.inno.locks.conflict(r.tx, next, Mode::X, Span::Insert).is_some() {
+            if !intention_granted
+                && self
+                    .inno
+                    .locks
+                    .conflict(r.tx, next, Mode::X, Span::Insert)
+                    .is_some()
+            {
                 r.pending = Some((seat as u8, 0, true));
                 return match self.inno_wait(actor, r.tx, next, Mode::X, Span::Insert) {
                     Some(e) => Poll::Done(e),
@@ -138,7 +155,10 @@ impl Engine<'_> {
                 // Its wait is cancelled: it tries its insert again from the duplicate check.
                 self.inno.wait_trx[a as usize] = None;
                 self.inno.woken.push(a as usize);
-                if let Some(p) = self.running[a as usize].as_mut().and_then(|r| r.pending.as_mut()) {
+                if let Some(p) = self.running[a as usize]
+                    .as_mut()
+                    .and_then(|r| r.pending.as_mut())
+                {
                     p.2 = false;
                 }
             }

@@ -17,7 +17,13 @@ pub(super) fn waiting(e: &Cx<'_>, node: &Node, w: WaitNote, kind: InnoWait) -> S
             .collect()
     };
     let (holders, ahead) = (names(false), names(true));
-    let verb = |n: &[String], one: &str, many: &str| if n.len() == 1 { one.to_string() } else { many.to_string() };
+    let verb = |n: &[String], one: &str, many: &str| {
+        if n.len() == 1 {
+            one.to_string()
+        } else {
+            many.to_string()
+        }
+    };
     match kind {
         InnoWait::Duplicate => format!(
             "{} inserted a ticket for {seat} and has not committed yet: the duplicate check waits to share a lock on it",
