@@ -50,7 +50,10 @@ pub struct ActorState {
     pub in_flight: Option<InFlight>,
     /// Inside `begin` … `commit`/`rollback`.
     pub in_tx: bool,
-    /// An error aborted the open transaction: its `commit` answers ROLLBACK.
+    /// An error aborted the open transaction: its `commit` answers ROLLBACK. On InnoDB only a
+    /// deadlock does (its transaction is rolled back at once, and the connection is in
+    /// autocommit until the next `begin`; `commit` then answers OK with nothing to commit); any
+    /// other error undoes its statement alone, and `commit` commits the rest.
     pub failed: bool,
     /// The clock when its open transaction began.
     pub tx_clock: i64,
@@ -98,6 +101,8 @@ pub struct Clients {
     pub redis: BTreeMap<String, RedisKey>,
     show: i64,
     hold_minutes: i64,
+    /// The database is InnoDB: an error other than a deadlock undoes only its statement.
+    innodb: bool,
 }
 
 impl Clients {
@@ -120,6 +125,7 @@ impl Clients {
             redis: BTreeMap::new(),
             show: schedule.scenario().show,
             hold_minutes: schedule.scenario().hold_minutes,
+            innodb: schedule.database() == crate::schedule::Database::Innodb,
         }
     }
 

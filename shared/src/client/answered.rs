@@ -145,7 +145,14 @@ impl Clients {
             a.retry = retryable;
         }
         if result.is_error() && a.in_tx {
-            a.failed = true;
+            let deadlock = matches!(result, StepResult::Error { code, .. } if code.is_deadlock());
+            if !self.innodb {
+                a.failed = true;
+            } else if deadlock {
+                // InnoDB rolled the whole transaction back: nothing it took is kept.
+                a.failed = true;
+                a.tx_took = Some(false);
+            }
         }
     }
 }

@@ -16,6 +16,7 @@ impl Clone for Engine<'_> {
             db,
             locks,
             ssi,
+            inno,
             open,
             running,
             log,
@@ -29,6 +30,7 @@ impl Clone for Engine<'_> {
             db: db.clone(),
             locks: locks.clone(),
             ssi: ssi.clone(),
+            inno: inno.clone(),
             open: open.clone(),
             running: running.clone(),
             log: log.clone(),
@@ -46,6 +48,7 @@ impl Clone for Engine<'_> {
             db,
             locks,
             ssi,
+            inno,
             open,
             running,
             log,
@@ -62,6 +65,7 @@ impl Clone for Engine<'_> {
         db.clone_from(&source.db);
         locks.clone_from(&source.locks);
         ssi.clone_from(&source.ssi);
+        inno.clone_from(&source.inno);
         open.clone_from(&source.open);
         running.clone_from(&source.running);
         log.clone_from(&source.log);

@@ -73,7 +73,7 @@ impl Engine<'_> {
         ev.done(actor, (r.entry, r.op_index), result, seen, r.facts);
     }
 
-    fn seen(&self, rows: &[(u8, u16)]) -> Vec<SeenRow> {
+    pub(super) fn seen(&self, rows: &[(u8, u16)]) -> Vec<SeenRow> {
         rows.iter()
             .map(|&(seat, v)| {
                 let val = self.db.val(v);

@@ -89,15 +89,20 @@ impl Engine<'_> {
             .iter()
             .find(|r| r.table == Table::Booking && r.seat as usize == seat && open(&r.xmin))
             .map(|r| actor(r.xmin));
-        LiveSeat {
+        let innodb = self.innodb();
+        let mut live = LiveSeat {
             seat: seat as u8,
             holder: self.locks.holder[seat].filter(open).map(actor),
-            queue: self.queue(seat),
+            queue: if innodb { Vec::new() } else { self.queue(seat) },
             write: Some(newest.xmin)
                 .filter(open)
                 .map(|t| (actor(t), newest.val)),
             ticket,
+        };
+        if innodb {
+            self.inno_live(seat, &mut live);
         }
+        live
     }
 
     /// The actors whose statement waits for `seat`: the row lock's queue in its order, then

@@ -37,6 +37,7 @@ macro_rules! clone_reusing {
 mod copy;
 mod finish;
 mod funcs;
+mod innodb;
 mod live;
 mod locks;
 mod mvcc;
@@ -79,6 +80,8 @@ pub struct Engine<'s> {
     db: Db,
     locks: Locks,
     ssi: Ssi,
+    /// InnoDB's locks and waits (empty on PostgreSQL).
+    inno: innodb::Inno,
     /// Per actor: its open transaction (`begin` … `commit`), aborted or not.
     open: Vec<Option<TxId>>,
     /// Per actor: its statement that waits.
@@ -112,6 +115,7 @@ impl<'s> Engine<'s> {
             locks: Locks::new(names.seats.len(), n),
             db,
             ssi: Ssi::default(),
+            inno: innodb::Inno::new(n),
             open: vec![None; n],
             running: vec![None; n],
             log,

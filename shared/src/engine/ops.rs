@@ -15,6 +15,7 @@ use super::stmt::{self, Facts, Kind, Running, Upd, Visit};
 use super::trace::Events;
 use super::Engine;
 use cx::statement;
+pub(super) use cx::statement as statement_kind;
 pub(crate) use cx::Cx;
 
 /// How far a statement got.
@@ -39,6 +40,9 @@ impl Engine<'_> {
         cx: &Cx,
         ev: &mut Events,
     ) {
+        if self.innodb() {
+            return self.inno_send(actor, op_index, k, cx, ev);
+        }
         let op = &self.schedule.actors()[actor].program[op_index];
         if let Op::Commit = op {
             return self.commit(actor, op_index, k, ev);

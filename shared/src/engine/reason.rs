@@ -3,6 +3,7 @@
 //! no rows"). Written from what the entry's trace node recorded, so it can be rendered late.
 //! What one operation did, as a verb phrase, is `phrase`'s.
 
+mod innodb;
 mod phrase;
 
 use crate::schedule::{Condition, Op, Schedule};
@@ -47,8 +48,10 @@ pub(crate) fn line(names: &Names, schedule: &Schedule, node: &Node) -> String {
         })
         .collect();
     // A deadlock is broken before anything it held up goes on: say so first.
+    let innodb = e.schedule.database() == crate::schedule::Database::Innodb;
     let mut line = match victims.len() {
         0 => own,
+        _ if innodb => innodb::victims(&victims, &own),
         n => format!(
             "deadlock: {}, whose deadlock check runs first, {} (40P01, deadlock detected); {own}",
             join(&victims),
@@ -85,6 +88,9 @@ fn waiting(e: &Cx<'_>, node: &Node) -> String {
     let Some(w) = node.wait else {
         return "for a lock".to_string();
     };
+    if let Some(kind) = w.innodb {
+        return innodb::waiting(e, node, w, kind);
+    }
     let seat = &e.names.seats[w.seat as usize];
     match w.on {
         WaitOn::Xact(_) => format!(

@@ -22,6 +22,7 @@ use super::mvcc::{TxId, VerId, NOBODY};
 use super::stmt::{concurrent_update, error, Fact, Kind, Running, Visit};
 use super::Engine;
 use check::updated;
+pub(super) use check::updated as updated_row;
 
 impl Engine<'_> {
     /// Visits `seat` for the locking statement `r` of `actor`, or resumes the visit that

@@ -10,6 +10,9 @@ impl Engine<'_> {
     /// Wakes the waiters whose wait is over, in the order their waits began, then breaks
     /// deadlocks, until nothing moves.
     pub(super) fn settle(&mut self, ev: &mut Events) {
+        if self.innodb() {
+            return self.inno_settle(ev);
+        }
         if self.running.iter().all(Option::is_none) && self.locks.waits.iter().all(Option::is_none)
         {
             // Nobody waits: nothing to wake, no queue to move up, no cycle.
@@ -55,9 +58,12 @@ impl Engine<'_> {
     }
 
     pub(super) fn blocker_names(&self, actor: usize) -> Vec<String> {
-        let mut on: Vec<String> = self
-            .locks
-            .blockers(actor, &self.db)
+        let blockers = if self.innodb() {
+            self.inno_blockers(actor)
+        } else {
+            self.locks.blockers(actor, &self.db)
+        };
+        let mut on: Vec<String> = blockers
             .into_iter()
             .map(|b| self.names.names[b].clone())
             .collect();

@@ -79,6 +79,8 @@ pub(crate) struct Facts {
     recheck: u64,
     /// Two bits per seat: the status seen, for `NoMatch` and `Recheck`.
     status: u128,
+    /// InnoDB: rows an UPDATE wrote over a commit its REPEATABLE READ view does not see.
+    overwrote: u64,
     /// Not sent: the operation's condition (`"if"`) did not hold.
     pub unmet: Option<Condition>,
 }
@@ -99,6 +101,16 @@ impl Facts {
                 self.recheck |= bit
             }
         }
+    }
+
+    /// InnoDB: `seat` was updated over a commit the transaction's read view does not see.
+    pub fn overwrote(&mut self, seat: u8) {
+        self.overwrote |= 1 << seat;
+    }
+
+    /// The seats updated over a commit the read view does not see, in seat order.
+    pub fn overwritten(&self) -> impl Iterator<Item = u8> + '_ {
+        (0..64u8).filter(move |&s| self.overwrote & (1 << s) != 0)
     }
 
     /// Every row's fact, in seat order.

@@ -29,6 +29,21 @@ pub(crate) struct WaitNote {
     pub seat: u8,
     /// It waits for the row lock's holder (not for waiters ahead of it).
     pub for_holder: bool,
+    /// InnoDB: the actors it waits for that are waiting ahead of it (not holding), as a mask.
+    pub queued: u32,
+    /// InnoDB: what kind of lock it waits for (`None` on PostgreSQL).
+    pub innodb: Option<InnoWait>,
+}
+
+/// What an InnoDB statement waits for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum InnoWait {
+    /// A row's lock.
+    Row,
+    /// The duplicate check's shared lock on another transaction's uncommitted ticket.
+    Duplicate,
+    /// An insert intention on a gap that another transaction's gap lock covers.
+    Gap,
 }
 
 /// One entry, as it happened.

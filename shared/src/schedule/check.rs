@@ -18,16 +18,30 @@ pub(super) fn version(version: i64) -> Result<(), ScheduleError> {
     ))
 }
 
-/// A database this build has a model of. InnoDB's model is not in yet: until it is, a file
-/// that names it is refused rather than raced on PostgreSQL's model.
-pub(super) fn database(database: super::Database) -> Result<(), ScheduleError> {
-    match database {
-        super::Database::Postgresql => Ok(()),
-        super::Database::Innodb => Err(ScheduleError::new(
-            "engine",
-            "this build models PostgreSQL only (InnoDB's model is not in yet): remove \"engine\" or write \"engine\": \"postgresql\"",
-        )),
+/// What the model of the file's database runs. InnoDB's model does not run the two stored
+/// functions yet (`hold_seats` and `confirm_hold`): a file that calls one on InnoDB is refused,
+/// naming the operation, rather than raced on a guess.
+pub(super) fn database(
+    database: super::Database,
+    actors: &[super::Actor],
+) -> Result<(), ScheduleError> {
+    if database != super::Database::Innodb {
+        return Ok(());
     }
+    for actor in actors {
+        for (i, op) in actor.program.iter().enumerate() {
+            if let super::Op::Hold { .. } | super::Op::Confirm { .. } = op {
+                return Err(ScheduleError::new(
+                    format!("actors.{}[{i}]", actor.name),
+                    format!(
+                        "{} calls a stored function, which the InnoDB model does not run yet: race this file on PostgreSQL (remove \"engine\"), or use claim, lock, write and book",
+                        op.name()
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The scenario with its limits checked and its seats sorted by id.

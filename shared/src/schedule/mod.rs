@@ -105,7 +105,6 @@ impl Schedule {
     /// (`Schedule::round_robin`), refused only if no order can run every program to its end.
     pub fn parse(file: ScheduleFile) -> Result<Schedule, ScheduleError> {
         check::version(file.version.into())?;
-        check::database(file.engine)?;
         let scenario = check::scenario(file.scenario)?;
         check::actor_count(file.actors.len())?;
         let actors = {
@@ -118,6 +117,7 @@ impl Schedule {
                 })
                 .collect::<Result<Vec<_>, _>>()?
         };
+        check::database(file.engine, &actors)?;
         let order = order::given(&file.order, &actors)?;
         let mut schedule = Schedule {
             name: file.name,

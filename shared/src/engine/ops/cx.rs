@@ -52,7 +52,7 @@ impl Cx {
 }
 
 /// The statement an operation sends, with the values its SQL binds.
-pub(super) fn statement(op: &Op, actor: usize, cx: &Cx) -> Kind {
+pub(crate) fn statement(op: &Op, actor: usize, cx: &Cx) -> Kind {
     let holder = actor as u8;
     match op {
         Op::Read { .. } => Kind::Lock(Wait::Wait),

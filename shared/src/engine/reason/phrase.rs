@@ -159,6 +159,19 @@ fn updates(op: &Op, d: &Done, took: &[String], e: &Cx<'_>) -> String {
         Op::Sweep => format!("frees the expired hold on {}", join(took)),
         _ => format!("updates {}", join(took)),
     };
+    let overwrote: Vec<String> = d
+        .facts
+        .overwritten()
+        .map(|s| e.names.seats[s as usize].clone())
+        .collect();
+    let did = if overwrote.is_empty() {
+        did
+    } else {
+        format!(
+            "{did}, overwriting what was committed to {} after its snapshot: REPEATABLE READ's update reads the newest committed row",
+            join(&overwrote)
+        )
+    };
     if parts.is_empty() {
         return did;
     }

@@ -60,7 +60,7 @@ impl Engine<'_> {
 
 /// The row an UPDATE writes, with `clock_now()` read at `clock` (each UPDATE sets all four
 /// columns, so nothing of the old row stays).
-pub(super) fn updated(upd: Upd, clock: i64) -> SeatVal {
+pub(crate) fn updated(upd: Upd, clock: i64) -> SeatVal {
     match upd {
         Upd::Claim {
             holder,

@@ -20,12 +20,14 @@ impl Engine<'_> {
         events: Events,
     ) {
         let waiting = self.running[actor].is_some();
-        let blockers = if waiting {
-            self.locks.blockers(actor, &self.db)
-        } else {
-            Vec::new()
+        let innodb = self.innodb();
+        let blockers = match (waiting, innodb) {
+            (false, _) => Vec::new(),
+            (true, true) => self.inno_blockers(actor),
+            (true, false) => self.locks.blockers(actor, &self.db),
         };
-        let wait = self.locks.waits[actor].filter(|_| waiting).map(|w| {
+        let pg_wait = self.locks.waits[actor].filter(|_| waiting && !innodb);
+        let wait = pg_wait.map(|w| {
             let seat = match w.on {
                 WaitOn::Row(s, _) | WaitOn::Update(s, _) => s,
                 WaitOn::Xact(_) => self.running[actor]
@@ -39,8 +41,14 @@ impl Engine<'_> {
                 on: w.on,
                 seat,
                 for_holder: holder.is_some_and(|h| blockers == [h]),
+                queued: 0,
+                innodb: None,
             }
         });
+        let wait = match (waiting, innodb) {
+            (true, true) => self.inno_wait_note(actor, &blockers),
+            _ => wait,
+        };
         let committed = self.committed();
         let live = self.live(self.log.live());
         self.log.commit_seq = self.db.commit_seq;

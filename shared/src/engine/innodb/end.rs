@@ -1,0 +1,128 @@
+//! How statements and transactions end on InnoDB. A deadlock rolls the victim's whole
+//! transaction back (1213), and its connection is then in autocommit until the next `begin`;
+//! every other error (a duplicate 1062, NOWAIT's 1205) undoes its statement alone: the
+//! transaction stays open with its earlier writes and every lock it took, the failed
+//! statement's included (innodb_rollback_on_timeout is OFF), and a later COMMIT commits them.
+//! An autocommit statement commits, or rolls back, as it ends.
+
+use crate::outcome::StepResult;
+
+use super::super::mvcc::{Table, TxId};
+use super::super::names::seats_of;
+use super::super::stmt::{error, Running};
+use super::super::trace::Events;
+use super::super::Engine;
+
+pub(super) const DEADLOCK: &str =
+    "Deadlock found when trying to get lock; try restarting transaction";
+
+/// The victim's error.
+pub(super) fn deadlock() -> StepResult {
+    error(crate::sqlstate::SqlState::LockDeadlock, DEADLOCK)
+}
+
+impl Engine<'_> {
+    /// A statement finishes: the client hears the answer; an error undoes the statement, or
+    /// (a deadlock) the transaction; an autocommit statement commits or rolls back.
+    pub(super) fn inno_complete(
+        &mut self,
+        actor: usize,
+        r: Running,
+        result: StepResult,
+        ev: &mut Events,
+    ) {
+        self.inno.wait_trx[actor] = None;
+        let seen = if result.is_error() {
+            Vec::new()
+        } else {
+            self.seen(&r.rows)
+        };
+        self.clients
+            .answered(self.schedule, actor, r.op_index, &result, &seen);
+        let deadlock = matches!(&result, StepResult::Error { code, .. } if code.is_deadlock());
+        if deadlock {
+            ev.deadlock(actor);
+            if self.open[actor] == Some(r.tx) {
+                self.open[actor] = None;
+            }
+            if self.db.is_active(r.tx) {
+                self.inno_end_tx(r.tx, false);
+            }
+        } else if result.is_error() {
+            self.undo_statement(actor, r.tx);
+            if r.implicit {
+                self.inno_end_tx(r.tx, false);
+            }
+        } else if r.implicit {
+            self.inno_end_tx(r.tx, true);
+        }
+        ev.done(actor, (r.entry, r.op_index), result, seen, r.facts);
+    }
+
+    /// Ends a transaction: its rows become visible or are undone (a ticket it inserted leaves
+    /// its index, handing the locks on it to the gap), and its locks go, granting the waits
+    /// they held up.
+    pub(super) fn inno_end_tx(&mut self, tx: TxId, commit: bool) {
+        if commit {
+            self.db.commit(tx);
+        } else {
+            let tickets: Vec<u8> = self
+                .db
+                .rows
+                .iter()
+                .filter(|r| r.table == Table::Booking && r.xmin == tx)
+                .map(|r| r.seat)
+                .collect();
+            for seat in tickets {
+                self.remove_ticket(tx, seat as usize);
+            }
+            self.db.abort(tx);
+        }
+        self.inno.locks.release(tx);
+        self.inno_regrant();
+    }
+
+    /// Undoes the statement in flight of `actor` alone (a statement rollback): its row versions
+    /// and tickets go, its locks stay.
+    fn undo_statement(&mut self, actor: usize, tx: TxId) {
+        let undo = self.inno.stmt[actor];
+        for seat in seats_of(undo.wrote) {
+            let v = self.db.newest[seat];
+            if self.db.versions[v as usize].xmin == tx {
+                self.db.newest[seat] = self.db.versions[v as usize].prev.expect("a version below");
+            }
+        }
+        for seat in seats_of(undo.inserted) {
+            self.remove_ticket(tx, seat);
+            self.db.rows.retain(|r| {
+                !(r.table == Table::Booking && r.xmin == tx && r.seat as usize == seat)
+            });
+        }
+        self.inno.grow(tx);
+        self.inno.undo[tx as usize] = undo.undo_before;
+        self.inno_regrant();
+    }
+
+    /// Grants the waits that no lock ahead holds up any more, in queue order, and names anew
+    /// whom the others wait for.
+    pub(super) fn inno_regrant(&mut self) {
+        let (granted, still) = self.inno.locks.regrant();
+        for a in granted {
+            self.inno.wait_trx[a] = None;
+            self.inno.woken.push(a);
+        }
+        for (a, t) in still {
+            if self.inno.wait_trx[a] != Some(t) {
+                self.inno.wait_trx[a] = Some(t);
+                let blocker = self.db.txs[t as usize].actor as usize;
+                if self.inno.wait_trx[blocker].is_some() {
+                    // The waiter now names one that waits itself: its wait is checked again,
+                    // as its own (on a tie it is the victim: three SERIALIZABLE readers, two
+                    // of them writers, on MariaDB 10.11).
+                    let tx = self.running[a].as_ref().map(|r| r.tx);
+                    self.inno.to_check.extend(tx);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,230 @@
+//! InnoDB's record locks, as lock0lock.cc keeps them: one list of lock requests in the order they
+//! were made (the record's queue), each a mode (S or X) on a record, with or without the gap
+//! before it, granted or waiting.
+//!
+//! A new request waits if any lock on the record, granted or still waiting, of another
+//! transaction conflicts with it (lock_rec_other_has_conflicting); a waiting one is granted,
+//! when locks go, as soon as no lock AHEAD of it conflicts (lock_rec_has_to_wait_in_queue).
+//! INFORMATION_SCHEMA.INNODB_LOCK_WAITS names every conflicting lock ahead of a waiter, granted
+//! or waiting: with three on a row, the third waits for the holder and the second (checked on
+//! MariaDB 10.11). Which locks conflict is lock_rec_has_to_wait: S with S never; a gap lock
+//! never waits; a record lock never waits for a gap lock, nor an insert intention for a lock on
+//! the record alone; nothing waits for an insert intention.
+//!
+//! The seat rows are never inserted or deleted, so the gap half of the next-key locks that
+//! REPEATABLE READ's scans take on them can never matter: every seat lock is kept as a record
+//! lock. Gaps matter in `booking_seats` only, whose unique key is its clustered index.
+
+use super::super::mvcc::TxId;
+
+/// A record of an index that a lock names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Rec {
+    /// A seat's row in `show_seats`' primary key.
+    Seat(u8),
+    /// A seat's ticket in `booking_seats`' unique key (its clustered index).
+    Ticket(u8),
+    /// The supremum of `booking_seats`' index: the gap after its last ticket.
+    TicketEnd,
+}
+
+impl Rec {
+    /// Which index: locks of one transaction share a lock struct only within one index page.
+    fn index(self) -> u8 {
+        match self {
+            Rec::Seat(_) => 0,
+            _ => 1,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Mode {
+    S,
+    X,
+}
+
+/// What of the record a lock covers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Span {
+    /// The record alone (LOCK_REC_NOT_GAP).
+    Record,
+    /// The gap before the record alone (LOCK_GAP).
+    Gap,
+    /// An insert's intention to insert into the gap before the record.
+    Insert,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Lock {
+    pub tx: TxId,
+    pub actor: u8,
+    pub rec: Rec,
+    pub mode: Mode,
+    pub span: Span,
+    pub waiting: bool,
+    /// Its lock struct: a transaction's granted locks of one kind on one page share one, which
+    /// is what the deadlock victim's weight counts.
+    pub strukt: u32,
+}
+
+/// Whether a request for `mode`/`span` on `rec` must wait for `other` (another transaction's
+/// lock on the same record): lock_rec_has_to_wait.
+pub(crate) fn has_to_wait(rec: Rec, mode: Mode, span: Span, other: &Lock) -> bool {
+    if mode == Mode::S && other.mode == Mode::S {
+        return false;
+    }
+    if (rec == Rec::TicketEnd || span == Span::Gap) && span != Span::Insert {
+        return false;
+    }
+    if span != Span::Insert && other.span == Span::Gap {
+        return false;
+    }
+    if matches!(span, Span::Gap | Span::Insert) && other.span == Span::Record {
+        return false;
+    }
+    other.span != Span::Insert
+}
+
+/// Every lock request, in the order made.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Table {
+    pub list: Vec<Lock>,
+    next_struct: u32,
+}
+
+impl Table {
+    /// Whether `tx` already holds a granted lock on `rec` at least as strong (lock_rec_has_expl).
+    pub fn holds(&self, tx: TxId, rec: Rec, mode: Mode, span: Span) -> bool {
+        span != Span::Insert
+            && self.list.iter().any(|l| {
+                l.tx == tx
+                    && l.rec == rec
+                    && !l.waiting
+                    && (l.mode == Mode::X || mode == Mode::S)
+                    && (l.span == span || (span == Span::Gap && l.span == Span::Gap))
+            })
+    }
+
+    /// The first lock on `rec` of another transaction that a request would wait for.
+    pub fn conflict(&self, tx: TxId, rec: Rec, mode: Mode, span: Span) -> Option<&Lock> {
+        self.list
+            .iter()
+            .find(|l| l.tx != tx && l.rec == rec && has_to_wait(rec, mode, span, l))
+    }
+
+    /// Adds a granted lock, in the struct of a like one of the same transaction on the same page
+    /// unless another transaction waits for this record (lock_rec_add_to_queue).
+    pub fn grant(&mut self, tx: TxId, actor: usize, rec: Rec, mode: Mode, span: Span) {
+        let contested = self
+            .list
+            .iter()
+            .any(|l| l.rec == rec && l.waiting && l.tx != tx);
+        let like = self.list.iter().find(|l| {
+            l.tx == tx
+                && !l.waiting
+                && l.rec.index() == rec.index()
+                && l.mode == mode
+                && l.span == span
+        });
+        let strukt = match like {
+            Some(l) if !contested => l.strukt,
+            _ => self.new_struct(),
+        };
+        self.push(tx, actor, rec, mode, span, false, strukt);
+    }
+
+    /// Adds a waiting lock, always a struct of its own, at the end of the queue.
+    pub fn enqueue(&mut self, tx: TxId, actor: usize, rec: Rec, mode: Mode, span: Span) {
+        let strukt = self.new_struct();
+        self.push(tx, actor, rec, mode, span, true, strukt);
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn push(
+        &mut self,
+        tx: TxId,
+        actor: usize,
+        rec: Rec,
+        mode: Mode,
+        span: Span,
+        waiting: bool,
+        strukt: u32,
+    ) {
+        self.list.push(Lock {
+            tx,
+            actor: actor as u8,
+            rec,
+            mode,
+            span,
+            waiting,
+            strukt,
+        });
+    }
+
+    fn new_struct(&mut self) -> u32 {
+        self.next_struct += 1;
+        self.next_struct
+    }
+
+    /// The waiting lock of `tx`, if any (a transaction waits for one lock at a time).
+    pub fn waiting_of(&self, tx: TxId) -> Option<usize> {
+        self.list.iter().position(|l| l.tx == tx && l.waiting)
+    }
+
+    /// The locks ahead of the waiting lock at `i` that it waits for: what INNODB_LOCK_WAITS
+    /// names as blocking it.
+    pub fn blockers(&self, i: usize) -> impl Iterator<Item = &Lock> + '_ {
+        let w = self.list[i];
+        self.list[..i].iter().filter(move |l| {
+            l.tx != w.tx && l.rec == w.rec && has_to_wait(w.rec, w.mode, w.span, l)
+        })
+    }
+
+    /// How many lock structs `tx` has (its record locks; table locks are counted apart).
+    pub fn structs(&self, tx: TxId) -> usize {
+        let mut seen: Vec<u32> = self
+            .list
+            .iter()
+            .filter(|l| l.tx == tx)
+            .map(|l| l.strukt)
+            .collect();
+        seen.sort_unstable();
+        seen.dedup();
+        seen.len()
+    }
+
+    /// Drops every lock of `tx`.
+    pub fn release(&mut self, tx: TxId) {
+        self.list.retain(|l| l.tx != tx);
+    }
+
+    /// Drops the granted locks of `tx` on `rec` (READ COMMITTED lets go of a row its UPDATE
+    /// examined and did not change: lock_rec_unlock).
+    pub fn unlock(&mut self, tx: TxId, rec: Rec) {
+        self.list
+            .retain(|l| !(l.tx == tx && l.rec == rec && !l.waiting));
+    }
+
+    /// Locks whose waits are over, granted in queue order: the actors to resume. For a waiter
+    /// that must still wait, the transaction of the first lock ahead that it waits for (its new
+    /// `wait_trx`), by actor.
+    pub fn regrant(&mut self) -> (Vec<usize>, Vec<(usize, TxId)>) {
+        let mut granted = Vec::new();
+        let mut still = Vec::new();
+        for i in 0..self.list.len() {
+            if !self.list[i].waiting {
+                continue;
+            }
+            let first = self.blockers(i).next().map(|l| l.tx);
+            match first {
+                None => {
+                    self.list[i].waiting = false;
+                    granted.push(self.list[i].actor as usize);
+                }
+                Some(t) => still.push((self.list[i].actor as usize, t)),
+            }
+        }
+        (granted, still)
+    }
+}
