@@ -64,9 +64,7 @@ pub fn family(builtin: &BuiltIn) -> Family {
             &mut family.cannot_run
         } else if c.same() {
             &mut family.same
-        } else if c.sides[0].problems != c.sides[1].problems
-            || c.sides[0].headline != c.sides[1].headline
-        {
+        } else if c.verdicts_differ() {
             &mut family.verdict_differs
         } else {
             &mut family.steps_differ
@@ -74,17 +72,13 @@ pub fn family(builtin: &BuiltIn) -> Family {
         *kind += 1;
         let better = match &family.example {
             None => !c.same(),
-            Some((_, e)) => verdicts_differ(&c) && !verdicts_differ(e),
+            Some((_, e)) => c.verdicts_differ() && !e.verdicts_differ(),
         };
         if better {
             family.example = Some((names(&pg, &order), c));
         }
     }
     family
-}
-
-fn verdicts_differ(c: &Contrast) -> bool {
-    c.sides[1].runs && c.sides[0].headline != c.sides[1].headline
 }
 
 fn names(schedule: &Schedule, order: &[usize]) -> Vec<String> {

@@ -211,7 +211,7 @@ impl Clients {
                 Action::Done(StepResult::Answer { answer })
             }
             _ => Action::Send(
-                sql::statement(op, &self.context(schedule, actor))
+                sql::statement_on(schedule.database(), op, &self.context(schedule, actor))
                     .expect("every op but pay and the Redis ops has SQL"),
             ),
         }

@@ -11,7 +11,7 @@ use std::time::Duration;
 use shared::client::{Action, Clients};
 use shared::outcome::{EntryTrace, StepResult, Tables, Trace};
 use shared::schedule::{Op, Schedule, ScheduleError};
-use shared::sql::innodb;
+use shared::sql::Statement;
 
 use super::actor::Completion;
 use super::answer;
@@ -116,16 +116,14 @@ impl<'a> Driver<'a> {
                 self.entries[k].completed_after = Some(k);
                 Ok(false)
             }
-            // The client names the statement; on InnoDB it is the InnoDB dialect's.
-            Action::Send(_) => self.send(k, a).await,
+            // The client names the statement, in the schedule's database's dialect.
+            Action::Send(statement) => self.send(k, a, statement).await,
         }
     }
 
-    async fn send(&mut self, k: usize, a: usize) -> Result<bool, ExecError> {
+    async fn send(&mut self, k: usize, a: usize, statement: Statement) -> Result<bool, ExecError> {
         let op_index = self.clients.actors[a].next;
         let op = &self.schedule.actors()[a].program[op_index];
-        let statement = innodb::statement(op, &self.clients.context(self.schedule, a))
-            .ok_or_else(|| ExecError::Unexpected(format!("{} has no SQL", op.name())))?;
         let autocommit = !self.clients.actors[a].in_tx;
         self.clients.sent(self.schedule, a, k);
         self.pending[a] = Some(Pending {

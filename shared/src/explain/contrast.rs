@@ -5,7 +5,9 @@
 
 use crate::assess::assess;
 use crate::engine::simulate;
-use crate::outcome::Outcome;
+use std::collections::BTreeMap;
+
+use crate::outcome::{Outcome, Verdict};
 use crate::schedule::{Database, Schedule, ScheduleError};
 
 use super::headline;
@@ -20,6 +22,9 @@ pub struct Side {
     pub runs: bool,
     /// What went wrong (`Verdict::problems`): empty when nothing did.
     pub problems: Vec<String>,
+    /// The verdict and who was told they got each seat, to tell an outcome apart from the
+    /// other side's without reading its words (the same refusal has another code there).
+    pub verdict: Option<(Verdict, BTreeMap<String, Vec<String>>)>,
 }
 
 /// The first entry the two databases answer differently.
@@ -29,7 +34,9 @@ pub struct Divergence {
     pub entry: usize,
     /// Each side's step there (`ok:1`, `waiting>error:40001`…), in `Contrast::sides` order.
     pub steps: [String; 2],
-    /// Each side's reason line for that entry.
+    /// Each side's reason line for the entry during which that step was decided: its own, or
+    /// for a step that waited, the entry that let it go on (where the two part, if they part
+    /// over how a wait ended).
     pub reasons: [String; 2],
 }
 
@@ -45,6 +52,12 @@ impl Contrast {
     /// Whether both run the order to the same verdict and every entry alike.
     pub fn same(&self) -> bool {
         self.divergence.is_none() && self.sides.iter().all(|s| s.runs)
+    }
+
+    /// Whether both run the order and end differently: another verdict, or another buyer told
+    /// they got a seat.
+    pub fn verdicts_differ(&self) -> bool {
+        self.sides.iter().all(|s| s.runs) && self.sides[0].verdict != self.sides[1].verdict
     }
 }
 
@@ -82,6 +95,7 @@ fn side(database: Database, schedule: &Schedule, outcome: Result<Outcome, Schedu
             headline: headline(schedule, &outcome),
             runs: true,
             problems: outcome.verdict.problems(),
+            verdict: Some((outcome.verdict.clone(), outcome.told())),
         },
         Err(why) => Side {
             database,
@@ -92,6 +106,7 @@ fn side(database: Database, schedule: &Schedule, outcome: Result<Outcome, Schedu
             ),
             runs: false,
             problems: Vec::new(),
+            verdict: None,
         },
     }
 }
@@ -102,9 +117,21 @@ fn divergence(a: &Outcome, b: &Outcome) -> Option<Divergence> {
             || x.trace.tables != y.trace.tables
     })?;
     let (x, y) = (&a.entries[k], &b.entries[k]);
+    // A step that waited on both sides is decided by the entry that let it go on; where both
+    // let it go in the same entry, that entry's reasons say what each database did with it.
+    let decided = |o: &Outcome, e: &crate::outcome::Entry| {
+        let at = e.trace.completed_after.unwrap_or(k);
+        o.entries
+            .get(at)
+            .map_or(String::new(), |d| d.trace.reason.clone())
+    };
+    let mut reasons = [decided(a, x), decided(b, y)];
+    if reasons[0] == reasons[1] {
+        reasons = [x.trace.reason.clone(), y.trace.reason.clone()];
+    }
     Some(Divergence {
         entry: k,
         steps: [x.step.clone(), y.step.clone()],
-        reasons: [x.trace.reason.clone(), y.trace.reason.clone()],
+        reasons,
     })
 }
