@@ -219,3 +219,65 @@ async fn a_database_that_is_down_is_a_503_that_says_so() {
         "{body}"
     );
 }
+
+#[tokio::test]
+async fn health_asked_about_mariadb_names_it_and_a_bad_question_names_the_fix() {
+    let pg = common::pool().await;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("port 0");
+    let addr = listener.local_addr().expect("the bound address");
+    // A MariaDB that is not there: nothing listens on port 1.
+    let away = sqlx::mysql::MySqlPoolOptions::new()
+        .acquire_timeout(Duration::from_secs(1))
+        .connect_lazy("mysql://root@127.0.0.1:1/test")
+        .expect("a lazy pool");
+    let state = AppState::new(pg, Some(dist())).with_mariadb(Some(away));
+    tokio::spawn(backend::serve(listener, state));
+    let base = format!("http://{addr}");
+    let response = reqwest::get(format!("{base}/api/health?database=innodb"))
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
+    let body: Value = response.json().await.unwrap();
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("MariaDB"),
+        "{body}"
+    );
+    assert!(
+        !body.to_string().contains("127.0.0.1:1"),
+        "the cause is logged, not sent: {body}"
+    );
+    // The real MariaDB (MYSQL_URL, or the local server): up.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("port 0");
+    let real_base = format!("http://{}", listener.local_addr().expect("the bound address"));
+    let real = backend::innodb::pool(&backend::innodb::url()).expect("MYSQL_URL is a URL");
+    let state = AppState::new(common::pool().await, Some(dist())).with_mariadb(Some(real));
+    tokio::spawn(backend::serve(listener, state));
+    let response = reqwest::get(format!("{real_base}/api/health?database=innodb"))
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK, "MariaDB answers at MYSQL_URL");
+    let response = reqwest::get(format!("{base}/api/health?database=postgresql"))
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    let response = reqwest::get(format!("{base}/api/health?database=oracle"))
+        .await
+        .unwrap();
+    assert_eq!(response.status().as_u16() / 100, 4);
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(error_field(&body), "database");
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("?database=innodb"),
+        "{body}"
+    );
+}

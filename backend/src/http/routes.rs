@@ -4,11 +4,12 @@ use std::time::Duration;
 
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
-use axum::extract::State;
+use axum::extract::{RawQuery, State};
 use axum::http::HeaderMap;
 use axum::Json;
 use serde_json::{json, Value};
 use shared::scenarios::{self, BuiltIn};
+use shared::schedule::Database;
 use shared::{Schedule, ScheduleError};
 
 use super::admission::Refusal;
@@ -26,7 +27,13 @@ const HEALTH_LIMIT: Duration = Duration::from_secs(2);
 /// (and migrated), a 503 that says why not; after a restart, the connections the pool kept
 /// from before are closed and the question asked once more, so that a database that is back
 /// is reported up.
-pub async fn health(State(state): State<AppState>) -> Result<Json<Value>, ApiError> {
+pub async fn health(
+    State(state): State<AppState>,
+    RawQuery(query): RawQuery,
+) -> Result<Json<Value>, ApiError> {
+    if asked_database(query.as_deref())? == Database::Innodb {
+        return mariadb_health(&state).await;
+    }
     state.readiness.check().map_err(ApiError::NotReady)?;
     let ask = || tokio::time::timeout(HEALTH_LIMIT, sqlx::query("select 1").execute(&state.pool));
     let mut answer = ask().await;
@@ -38,6 +45,42 @@ pub async fn health(State(state): State<AppState>) -> Result<Json<Value>, ApiErr
         Ok(Ok(_)) => Ok(Json(json!({ "status": "ok", "database": "up" }))),
         Ok(Err(e)) => Err(ApiError::DatabaseDown(e)),
         Err(_) => Err(ApiError::DatabaseDown(sqlx::Error::PoolTimedOut)),
+    }
+}
+
+/// The database `GET /api/health` is asked about: PostgreSQL, or `?database=innodb` for MariaDB.
+fn asked_database(query: Option<&str>) -> Result<Database, ApiError> {
+    let refuse = |found: &str| {
+        ApiError::BadSchedule(ScheduleError::new(
+            "database",
+            format!(
+                "found {found:?}: ask about one database, ?database=postgresql or ?database=innodb"
+            ),
+        ))
+    };
+    match query.filter(|q| !q.is_empty()) {
+        None => Ok(Database::Postgresql),
+        Some(q) => {
+            let value = q.strip_prefix("database=").ok_or_else(|| refuse(q))?;
+            Database::ALL
+                .into_iter()
+                .find(|d| d.id() == value)
+                .ok_or_else(|| refuse(value))
+        }
+    }
+}
+
+/// `GET /api/health?database=innodb`: MariaDB answers, or a 503 that names it.
+async fn mariadb_health(state: &AppState) -> Result<Json<Value>, ApiError> {
+    let Some(pool) = state.mariadb.as_ref() else {
+        return Err(ApiError::MariaDbDown(
+            "no MariaDB is configured (set MYSQL_URL)".into(),
+        ));
+    };
+    match tokio::time::timeout(HEALTH_LIMIT, sqlx::query("select 1").execute(pool)).await {
+        Ok(Ok(_)) => Ok(Json(json!({ "status": "ok", "database": "up" }))),
+        Ok(Err(e)) => Err(ApiError::MariaDbDown(e.to_string())),
+        Err(_) => Err(ApiError::MariaDbDown("it did not answer in time".into())),
     }
 }
 
