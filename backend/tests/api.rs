@@ -255,14 +255,21 @@ async fn health_asked_about_mariadb_names_it_and_a_bad_question_names_the_fix() 
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("port 0");
-    let real_base = format!("http://{}", listener.local_addr().expect("the bound address"));
+    let real_base = format!(
+        "http://{}",
+        listener.local_addr().expect("the bound address")
+    );
     let real = backend::innodb::pool(&backend::innodb::url()).expect("MYSQL_URL is a URL");
     let state = AppState::new(common::pool().await, Some(dist())).with_mariadb(Some(real));
     tokio::spawn(backend::serve(listener, state));
     let response = reqwest::get(format!("{real_base}/api/health?database=innodb"))
         .await
         .unwrap();
-    assert_eq!(response.status(), StatusCode::OK, "MariaDB answers at MYSQL_URL");
+    assert_eq!(
+        response.status(),
+        StatusCode::OK,
+        "MariaDB answers at MYSQL_URL"
+    );
     let response = reqwest::get(format!("{base}/api/health?database=postgresql"))
         .await
         .unwrap();

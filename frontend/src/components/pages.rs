@@ -63,9 +63,9 @@ pub fn Footer() -> impl IntoView {
     view! {
         <footer class="footer">
             <p>
-                "Every outcome on this page is computed in your browser by the same Rust model "
-                "that the server checks against PostgreSQL, on every order of every built-in "
-                "scenario."
+                "Every outcome on this page is computed in your browser by the same Rust models "
+                "that the server checks against PostgreSQL and MariaDB, on every order of every "
+                "built-in scenario."
             </p>
         </footer>
     }

@@ -12,14 +12,36 @@ use crate::api::{self, Health, RealRun, RunEntry};
 use crate::model;
 use crate::state::use_lab;
 
-/// What `GET /api/health` said, asked once per lab and shared by the real run and the proof.
+/// What `GET /api/health` said about each database, asked once per lab (MariaDB only once the
+/// lab races on InnoDB) and shared by the real run and the proof.
 #[derive(Clone, Copy)]
-pub struct ServerHealth(pub LocalResource<Health>);
+pub struct ServerHealth {
+    postgres: LocalResource<Health>,
+    mariadb: LocalResource<Option<Health>>,
+    database: Memo<Database>,
+}
 
 impl ServerHealth {
-    /// Asks the server.
+    /// Asks the server about the lab's database.
     pub fn ask() -> ServerHealth {
-        ServerHealth(LocalResource::new(api::health))
+        let lab = use_lab();
+        let database = Memo::new(move |_| lab.schedule.with(|s| s.database()));
+        ServerHealth {
+            postgres: LocalResource::new(api::health),
+            mariadb: LocalResource::new(move || {
+                let db = database.get();
+                async move { (db != Database::Postgresql).then_some(api::health_of(db).await) }
+            }),
+            database,
+        }
+    }
+
+    /// What the server said about the lab's database; `None` while it is being asked.
+    pub fn get(&self) -> Option<Health> {
+        match self.database.get() {
+            Database::Postgresql => self.postgres.get(),
+            _ => self.mariadb.get().flatten(),
+        }
     }
 }
 
@@ -27,17 +49,8 @@ impl ServerHealth {
 pub fn RealPanel() -> impl IntoView {
     let lab = use_lab();
     let database = Memo::new(move |_| lab.schedule.with(|s| s.database()));
-    let postgres = use_context::<ServerHealth>()
-        .unwrap_or_else(ServerHealth::ask)
-        .0;
-    let mariadb = LocalResource::new(move || {
-        let db = database.get();
-        async move { (db != Database::Postgresql).then_some(api::health_of(db).await) }
-    });
-    let health = move || match database.get() {
-        Database::Postgresql => postgres.get(),
-        _ => mariadb.get().flatten(),
-    };
+    let server_health = use_context::<ServerHealth>().unwrap_or_else(ServerHealth::ask);
+    let health = move || server_health.get();
     let server = move || database.get().product();
     let run = move |_| {
         let file = lab.schedule.with_untracked(|s| s.to_file());

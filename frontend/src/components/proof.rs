@@ -54,21 +54,23 @@ impl Prover {
 #[component]
 pub fn ProveButton(prover: Prover) -> impl IntoView {
     let lab = use_lab();
-    let health = use_context::<ServerHealth>().map(|h| h.0);
+    let health = use_context::<ServerHealth>();
     let health = move || health.and_then(|h| h.get());
+    let server = move || lab.schedule.with(|s| s.database().product());
     let prove = move |_| {
         let file = lab.schedule.with_untracked(|s| s.to_file());
+        let server = lab.schedule.with_untracked(|s| s.database().product());
         prover.reset();
         let attempt = prover.attempt.get_value();
         prover.say(
             attempt,
             None,
-            "Running every order on PostgreSQL…".into(),
+            format!("Running every order on {server}…"),
             None,
         );
         spawn_local(async move {
             let result = api::verify(&file, move |run, orders| {
-                let words = format!("Running every order on PostgreSQL: {run} of {orders}…");
+                let words = format!("Running every order on {server}: {run} of {orders}…");
                 prover.say(attempt, None, words, None)
             })
             .await;
@@ -85,9 +87,9 @@ pub fn ProveButton(prover: Prover) -> impl IntoView {
             data-testid="prove"
         >
             {move || match health() {
-                Some(Health::DatabaseDown) => "Prove it on PostgreSQL: the server cannot reach its database now",
-                Some(Health::NoServer) => "Prove it on PostgreSQL: needs the Last Seat server",
-                _ => "Prove it on PostgreSQL",
+                Some(Health::DatabaseDown) => format!("Prove it on {}: the server cannot reach its database now", server()),
+                Some(Health::NoServer) => format!("Prove it on {}: needs the Last Seat server", server()),
+                _ => format!("Prove it on {}", server()),
             }}
         </button>
     }

@@ -132,6 +132,9 @@ pub fn Event(cell: Cell, drag: RwSignal<Option<Drag>>) -> impl IntoView {
             {cell.mark.clone().map(|m| view! { <span class="tl-mark" data-testid=format!("mark-{index}")>{m}</span> " " })}
             <span class="tl-glyph" aria-hidden="true"></span>
             <span class="tl-label">{cell.label.clone()}</span>
+            // A space between the label and the result, so that the words a reader sees are the
+            // name's words (axe's label-content-name-mismatch once a result is shown).
+            " "
             <span class="tl-result">{shown}</span>
         </button>
     }
