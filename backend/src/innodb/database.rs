@@ -47,11 +47,12 @@ impl Session {
         let options: MySqlConnectOptions = (*pool.connect_options()).clone();
         let name = next_name();
         let mut conn = MySqlConnection::connect_with(&options).await?;
-        let (_, thread, version): (i64, i64, String) =
-            sqlx::query_as("select cast(get_lock(?, 0) as signed), cast(connection_id() as signed), version()")
-                .bind(&name)
-                .fetch_one(&mut conn)
-                .await?;
+        let (_, thread, version): (i64, i64, String) = sqlx::query_as(
+            "select cast(get_lock(?, 0) as signed), cast(connection_id() as signed), version()",
+        )
+        .bind(&name)
+        .fetch_one(&mut conn)
+        .await?;
         let flavor = Flavor::of(&version);
         // From here on the database may exist: a failure still drops it (`close`).
         let mut session = Session {
