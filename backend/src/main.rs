@@ -112,6 +112,9 @@ async fn serve(addr: SocketAddr, dist: PathBuf) -> ExitCode {
         "Last Seat is at http://{}",
         listener.local_addr().unwrap_or(addr)
     );
+    if let Some(mariadb) = backend::innodb::default_pool() {
+        backend::innodb::connect_in_background(mariadb.clone());
+    }
     let state = AppState::new(pool.clone(), Some(dist)).with_readiness(readiness);
     let served = backend::serve(listener, state).await;
     // The ready run schemas go with the server (a server killed leaves them to the next sweep).

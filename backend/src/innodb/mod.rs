@@ -77,6 +77,37 @@ pub fn default_pool() -> Option<&'static MySqlPool> {
     .as_ref()
 }
 
+/// Connects `pool` in the background, again and again until MariaDB answers, then says so and
+/// sweeps the run databases left behind: `serve` starts without MariaDB, and a run on InnoDB
+/// meanwhile answers 503 naming it.
+pub fn connect_in_background(pool: MySqlPool) {
+    tokio::spawn(async move {
+        let mut pause = Duration::from_millis(200);
+        let mut said = false;
+        loop {
+            match sqlx::query("select 1").execute(&pool).await {
+                Ok(_) => {
+                    tracing::info!("MariaDB answers: schedules on InnoDB run there");
+                    match sweep_stale_databases(&pool).await {
+                        Ok(0) | Err(_) => {}
+                        Ok(n) => tracing::info!("dropped {n} stale run database(s) on MariaDB"),
+                    }
+                    return;
+                }
+                Err(e) if !said => {
+                    tracing::warn!(
+                        "MariaDB is not reachable ({e}): runs on InnoDB answer 503 until it is"
+                    );
+                    said = true;
+                }
+                Err(_) => {}
+            }
+            tokio::time::sleep(pause).await;
+            pause = (pause * 2).min(Duration::from_secs(10));
+        }
+    });
+}
+
 /// Runs `schedule` on MariaDB within `RUN_TIMEOUT`.
 pub async fn execute(pool: &MySqlPool, schedule: &Schedule) -> Result<Trace, ExecError> {
     execute_within(pool, schedule, RUN_TIMEOUT).await
@@ -92,12 +123,17 @@ pub async fn execute_within(
     limit: Duration,
 ) -> Result<Trace, ExecError> {
     database::sweep_once(pool);
-    let mut session = database::Session::open(pool, schedule).await?;
-    let result =
-        match tokio::time::timeout(limit, run::Driver::new(schedule, &mut session).run()).await {
-            Ok(result) => result,
-            Err(_) => Err(ExecError::Timeout(limit)),
-        };
+    let deadline = tokio::time::Instant::now() + limit;
+    // A server that accepts and never answers: the set-up is bounded too (a database it made
+    // meanwhile is swept later).
+    let mut session = tokio::time::timeout_at(deadline, database::Session::open(pool, schedule))
+        .await
+        .map_err(|_| ExecError::Timeout(limit))??;
+    let run = run::Driver::new(schedule, &mut session).run();
+    let result = match tokio::time::timeout_at(deadline, run).await {
+        Ok(result) => result,
+        Err(_) => Err(ExecError::Timeout(limit)),
+    };
     let cleanup = tokio::spawn(session.close(pool.clone()));
     let _ = tokio::time::timeout(CLEANUP_BOUND, cleanup).await;
     result

@@ -1,15 +1,17 @@
 //! The run itself: the order's entries one by one, each sent without being awaited and
 //! followed by quiescence and a snapshot of the committed tables.
 //!
-//! Quiescence: every statement in flight has answered or is blocked on a row lock, and the
-//! blocked ones form no cycle (InnoDB breaks a cycle as it closes: one seen is about to be
-//! broken). A statement still running is waited for, however long it takes; whether it is
-//! blocked is only ever what InnoDB's lock tables say.
+//! Quiescence: every statement in flight has answered or is blocked on a row lock, as two
+//! readings of the lock tables in a row say when the blocked ones seem to form a cycle (InnoDB
+//! breaks a deadlock as its last wait begins, so a cycle still there on the next reading is one
+//! it does not see: MariaDB follows one blocker per waiter). A statement still running is
+//! waited for, however long it takes; whether it is blocked is only ever what InnoDB's lock
+//! tables say.
 
 use std::time::Duration;
 
 use shared::client::{Action, Clients};
-use shared::outcome::{EntryTrace, StepResult, Tables, Trace};
+use shared::outcome::{EntryTrace, Tables, Trace};
 use shared::schedule::{Op, Schedule, ScheduleError};
 use shared::sql::Statement;
 
@@ -28,8 +30,6 @@ const PATIENCE: Duration = Duration::from_millis(2);
 struct Pending {
     entry: usize,
     op_index: usize,
-    /// Sent outside a transaction: it commits by itself when it ends.
-    autocommit: bool,
 }
 
 pub(super) struct Driver<'a> {
@@ -124,13 +124,8 @@ impl<'a> Driver<'a> {
     async fn send(&mut self, k: usize, a: usize, statement: Statement) -> Result<bool, ExecError> {
         let op_index = self.clients.actors[a].next;
         let op = &self.schedule.actors()[a].program[op_index];
-        let autocommit = !self.clients.actors[a].in_tx;
         self.clients.sent(self.schedule, a, k);
-        self.pending[a] = Some(Pending {
-            entry: k,
-            op_index,
-            autocommit,
-        });
+        self.pending[a] = Some(Pending { entry: k, op_index });
         if !self.session.actors[a].send(statement, fetch_of(op)) {
             let actor = &self.entries[k].actor;
             return Err(ExecError::Unexpected(format!(
@@ -149,10 +144,12 @@ impl<'a> Driver<'a> {
     /// the blocked ones. Answers that arrive are recorded as completed during `k`.
     async fn quiesce(&mut self, k: usize) -> Result<(), ExecError> {
         let mut patience = true;
+        let mut cycle_seen = false;
         loop {
             for c in self.arrived().await {
                 self.complete(c, k)?;
                 patience = true;
+                cycle_seen = false;
             }
             let waiting: Vec<usize> = (0..self.pending.len())
                 .filter(|&a| self.pending[a].is_some())
@@ -163,6 +160,7 @@ impl<'a> Driver<'a> {
             if std::mem::take(&mut patience) {
                 if self.await_answer(PATIENCE, k).await? {
                     patience = true;
+                    cycle_seen = false;
                 }
                 continue;
             }
@@ -184,7 +182,12 @@ impl<'a> Driver<'a> {
                 self.by[a] = by;
             }
             let graph = WaitGraph::new(self.by.iter().map(Vec::as_slice));
-            if all_blocked && !graph.has_cycle(&waiting) {
+            // A cycle InnoDB is breaking is gone by the next reading (it breaks one as its last
+            // wait begins); one still there is not a deadlock to InnoDB (MariaDB follows one
+            // blocker per waiter, and the cycle may run through another), so the statements
+            // in it wait on.
+            let cycle = graph.has_cycle(&waiting);
+            if all_blocked && (!cycle || std::mem::replace(&mut cycle_seen, true)) {
                 // An answer that came in meanwhile changes what is blocked: look again.
                 if self.await_answer(Duration::ZERO, k).await? {
                     patience = true;
@@ -192,10 +195,11 @@ impl<'a> Driver<'a> {
                 }
                 return Ok(());
             }
-            // Running, or a cycle InnoDB is breaking: an answer is coming, or the next reading
-            // (at least 0.1 s on) says more.
+            // Running, or a cycle seen once: an answer is coming, or the next reading (at
+            // least 0.1 s on) says more.
             if self.await_answer(PATIENCE, k).await? {
                 patience = true;
+                cycle_seen = false;
             }
         }
     }
@@ -241,16 +245,11 @@ impl<'a> Driver<'a> {
         self.by[a].clear();
         let op = &self.schedule.actors()[a].program[p.op_index];
         let (result, seen) = answer::step(op, c.answer, self.clients.clock)?;
-        self.committed |= match op {
-            // A commit may commit writes that an error left in place: read the tables again.
-            // The clock is no transaction's: an advance moves it at once.
-            Op::Commit | Op::Advance { .. } => true,
-            _ => {
-                p.autocommit
-                    && writes(op)
-                    && matches!(result, StepResult::Ok { .. } | StepResult::Answer { .. })
-            }
-        };
+        // Whether the connection was in a transaction is the server's to say (after a deadlock
+        // it is in autocommit, whatever the client remembers): the tables are read again after
+        // every answer that may have committed a change, and a change not committed yet reads
+        // as before.
+        self.committed |= matches!(op, Op::Commit) || writes(op);
         self.clients
             .answered(self.schedule, a, p.op_index, &result, &seen);
         let entry = &mut self.entries[p.entry];
