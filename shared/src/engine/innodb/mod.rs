@@ -23,11 +23,12 @@
 //!   start of the calling statement): `now: evaluation` reads as the statement's start.
 //! - The ticket insert and its unique key, with InnoDB's gap locks: `unique`.
 //!
-//! Not modelled yet (refused when a schedule is parsed): `hold` and `confirm` (the stored
-//! functions).
+//! - `hold` runs the stored function `hold_seats` (`funcs`). Not modelled yet (refused when a
+//!   schedule is parsed): `confirm` (the procedure `confirm_hold`).
 
 mod deadlock;
 mod end;
+mod funcs;
 pub(crate) mod lock;
 mod read;
 mod report;
@@ -215,6 +216,10 @@ impl Engine<'_> {
             Op::Advance { .. } => {
                 // `update clock`: a MEMORY table, outside every transaction and every lock.
                 return self.answer(actor, op_index, k, ok, ev);
+            }
+            Op::Hold { .. } => {
+                let result = self.inno_hold(actor, op_index, cx);
+                return self.answer(actor, op_index, k, result, ev);
             }
             _ => {}
         }
