@@ -1,14 +1,15 @@
-//! `hold_seats` on InnoDB, as the stored function of migrations/innodb/0001_booking.sql runs it
-//! (called as `select hold_seats(…)`, one autocommit statement at the session's REPEATABLE
-//! READ): a retry of a known attempt only reports on it (consistent reads); otherwise it locks
-//! the seats one by one in seat order without waiting (the function sets
-//! innodb_lock_wait_timeout to 0, and a handler turns the 1205 into 'busy'), checks them on
-//! their newest rows with the clock it was called with, and holds them all or none. The locks
-//! it took before a busy seat stay until its transaction ends, which is the end of the call:
-//! nobody can meet them. It never waits, so it ends within its entry.
+//! `hold_seats` on InnoDB, as the migration's procedure runs it (`call hold_seats(…)`, in a
+//! transaction of its own at the session's REPEATABLE READ): a retry of a known attempt only
+//! reports on it (consistent reads); otherwise it locks the seats one by one in seat order
+//! without waiting (the procedure sets innodb_lock_wait_timeout to 0, and a handler turns the
+//! 1205 into 'busy'), checks them on their newest rows with the clock it was called with, and
+//! holds them all or none. The locks it took before a busy seat stay until its transaction
+//! ends, which is the end of the call: nobody can meet them. It never waits, so it ends within
+//! its entry.
 //!
-//! `confirm_hold` (a procedure with a transaction of its own, which waits for its seats) is not
-//! modelled yet: a schedule that calls it on InnoDB is refused when parsed.
+//! `confirm_hold` (a procedure whose transaction waits for its seats, share-locks the payment's
+//! key and inserts the tickets seat by seat) is not modelled yet: a schedule that confirms on
+//! InnoDB is refused when parsed.
 
 use crate::outcome::{Answer, StepResult};
 use crate::schedule::{Isolation, SeatStatus};
@@ -21,7 +22,7 @@ use super::lock::{Mode, Rec, Span};
 use super::IX_SEATS;
 
 impl Engine<'_> {
-    /// `select hold_seats(…)` by `actor` for its operation `op_index`.
+    /// `call hold_seats(…)` by `actor` for its operation `op_index`.
     pub(super) fn inno_hold(&mut self, actor: usize, op_index: usize, cx: &Cx) -> StepResult {
         let seats = self.names.op_seats[actor][op_index];
         let tx = self.db.begin(actor, Isolation::RepeatableRead);
