@@ -132,6 +132,9 @@ fn unmet(e: &Cx<'_>, op: &Op, d: &Done) -> String {
             });
     match (attempt, in_skipped_tx) {
         (true, true) => format!("{what}: the retry it belongs to is not needed"),
+        (true, false) if e.schedule.database() == crate::schedule::Database::Innodb => format!(
+            "{what}: the last attempt did not fail with a deadlock (1213) or a busy row (1205), so there is nothing to retry"
+        ),
         (true, false) => format!(
             "{what}: the last attempt did not fail with a serialization failure (40001), a deadlock (40P01) or a busy row (55P03), so there is nothing to retry"
         ),

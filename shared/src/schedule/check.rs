@@ -18,9 +18,9 @@ pub(super) fn version(version: i64) -> Result<(), ScheduleError> {
     ))
 }
 
-/// What the model of the file's database runs. InnoDB's model does not run the two stored
-/// functions yet (`hold_seats` and `confirm_hold`): a file that calls one on InnoDB is refused,
-/// naming the operation, rather than raced on a guess.
+/// What the model of the file's database runs. InnoDB's model does not run `confirm_hold` yet:
+/// a file that confirms on InnoDB is refused, naming the operation, rather than raced on a
+/// guess.
 pub(super) fn database(
     database: super::Database,
     actors: &[super::Actor],
@@ -30,11 +30,11 @@ pub(super) fn database(
     }
     for actor in actors {
         for (i, op) in actor.program.iter().enumerate() {
-            if let super::Op::Hold { .. } | super::Op::Confirm { .. } = op {
+            if let super::Op::Confirm { .. } = op {
                 return Err(ScheduleError::new(
                     format!("actors.{}[{i}]", actor.name),
                     format!(
-                        "{} calls a stored function, which the InnoDB model does not run yet: race this file on PostgreSQL (remove \"engine\"), or use claim, lock, write and book",
+                        "{} calls the stored procedure confirm_hold, which the InnoDB model does not run yet: race this file on PostgreSQL (remove \"engine\"), or book the seats instead",
                         op.name()
                     ),
                 ));

@@ -76,6 +76,12 @@ impl Engine<'_> {
             for seat in tickets {
                 self.remove_ticket(tx, seat as usize);
             }
+            for seat in 0..self.db.newest.len() {
+                // Each undo record rewrites the row, the newest first.
+                while self.db.versions[self.db.newest[seat] as usize].xmin == tx {
+                    self.undo_row(tx, seat);
+                }
+            }
             self.db.abort(tx);
         }
         self.inno.locks.release(tx);
@@ -87,10 +93,7 @@ impl Engine<'_> {
     fn undo_statement(&mut self, actor: usize, tx: TxId) {
         let undo = self.inno.stmt[actor];
         for seat in seats_of(undo.wrote) {
-            let v = self.db.newest[seat];
-            if self.db.versions[v as usize].xmin == tx {
-                self.db.newest[seat] = self.db.versions[v as usize].prev.expect("a version below");
-            }
+            self.undo_row(tx, seat);
         }
         for seat in seats_of(undo.inserted) {
             self.remove_ticket(tx, seat);
@@ -101,6 +104,21 @@ impl Engine<'_> {
         self.inno.grow(tx);
         self.inno.undo[tx as usize] = undo.undo_before;
         self.inno_regrant();
+    }
+
+    /// Undoes `tx`'s uncommitted version of `seat`, if the newest is one: the row is rewritten
+    /// as it was, which moves the locks on it if its size changes back.
+    fn undo_row(&mut self, tx: TxId, seat: usize) {
+        let v = self.db.newest[seat];
+        let ver = self.db.versions[v as usize];
+        if ver.xmin != tx {
+            return;
+        }
+        let prev = ver.prev.expect("a version below");
+        if self.resized(ver.val, self.db.val(prev)) {
+            self.inno.relocate(seat as u8);
+        }
+        self.db.newest[seat] = prev;
     }
 
     /// Grants the waits that no lock ahead holds up any more, in queue order, and names anew

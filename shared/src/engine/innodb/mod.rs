@@ -23,11 +23,12 @@
 //!   start of the calling statement): `now: evaluation` reads as the statement's start.
 //! - The ticket insert and its unique key, with InnoDB's gap locks: `unique`.
 //!
-//! Not modelled yet (refused when a schedule is parsed): `hold` and `confirm` (the stored
-//! functions).
+//! - `hold` runs the stored function `hold_seats` (`funcs`). Not modelled yet (refused when a
+//!   schedule is parsed): `confirm` (the procedure `confirm_hold`).
 
 mod deadlock;
 mod end;
+mod funcs;
 pub(crate) mod lock;
 mod read;
 mod report;
@@ -67,6 +68,9 @@ pub(crate) struct Inno {
     /// Per transaction (`TxId`): undo records written, table locks held.
     undo: Vec<u32>,
     tables: Vec<u8>,
+    /// Lock structs made for its waiting locks when another transaction's change moved the
+    /// record they wait on (`relocate`).
+    moved: Vec<u16>,
     /// Per actor: the transaction its wait names (`trx->lock.wait_trx`): the first conflicting
     /// lock's when the wait began, the first still in the way ahead of it after locks went.
     wait_trx: Vec<Option<TxId>>,
@@ -88,6 +92,7 @@ clone_reusing!(Inno {
     locks,
     undo,
     tables,
+    moved,
     wait_trx,
     stmt,
     woken,
@@ -110,6 +115,7 @@ impl Inno {
         if self.undo.len() < n {
             self.undo.resize(n, 0);
             self.tables.resize(n, 0);
+            self.moved.resize(n, 0);
         }
     }
 
@@ -131,15 +137,51 @@ impl Inno {
 
     /// TRX_WEIGHT: undo records plus lock structs (table locks included).
     fn weight(&self, tx: TxId) -> usize {
-        let (undo, tables) = match (self.undo.get(tx as usize), self.tables.get(tx as usize)) {
-            (Some(&u), Some(&t)) => (u as usize, t.count_ones() as usize),
-            _ => (0, 0),
-        };
-        undo + tables + self.locks.structs(tx)
+        let t = tx as usize;
+        let undo = self.undo.get(t).map_or(0, |&u| u as usize);
+        let tables = self.tables.get(t).map_or(0, |&b| b.count_ones() as usize);
+        let moved = self.moved.get(t).map_or(0, |&m| m as usize);
+        undo + tables + moved + self.locks.structs(tx)
+    }
+
+    /// A seat's record changed size (an update, or its undo, that is not in place): InnoDB
+    /// moves the locks on it to the page's infimum and back (lock_rec_store_on_page_infimum,
+    /// lock_rec_restore_from_page_infimum), and each waiting lock gets a new struct each way,
+    /// the old ones staying with their transactions until they end. A granted lock finds its
+    /// own struct again. (Seen on MariaDB 10.11 in INNODB_TRX.trx_lock_structs, which grows by
+    /// two for a waiter each time the row it waits on is rewritten.)
+    fn relocate(&mut self, seat: u8) {
+        let waiters: Vec<TxId> = self
+            .locks
+            .list
+            .iter()
+            .filter(|l| l.rec == lock::Rec::Seat(seat) && l.waiting)
+            .map(|l| l.tx)
+            .collect();
+        for tx in waiters {
+            self.grow(tx);
+            self.moved[tx as usize] += 2;
+        }
     }
 }
 
 impl Engine<'_> {
+    /// Whether writing `new` over `old` changes the record's size, so that InnoDB rewrites it
+    /// elsewhere on the page rather than in place: a column's byte length, or whether it is
+    /// NULL, changes (row_upd_changes_field_size_or_external).
+    fn resized(&self, old: super::mvcc::SeatVal, new: super::mvcc::SeatVal) -> bool {
+        let names = &self.names;
+        let size = |v: super::mvcc::SeatVal| {
+            (
+                v.status.as_sql().len(),
+                v.holder.map(|h| names.names[h as usize].len()),
+                v.hold.map(|h| names.holds[h as usize].len()),
+                v.until.is_some(),
+            )
+        };
+        size(old) != size(new)
+    }
+
     /// Whether this engine runs InnoDB's rules.
     pub(in crate::engine) fn innodb(&self) -> bool {
         self.schedule.database() == Database::Innodb
@@ -174,6 +216,10 @@ impl Engine<'_> {
             Op::Advance { .. } => {
                 // `update clock`: a MEMORY table, outside every transaction and every lock.
                 return self.answer(actor, op_index, k, ok, ev);
+            }
+            Op::Hold { .. } => {
+                let result = self.inno_hold(actor, op_index, cx);
+                return self.answer(actor, op_index, k, result, ev);
             }
             _ => {}
         }

@@ -70,7 +70,8 @@ impl Engine<'_> {
     fn inno_visit(&mut self, actor: usize, r: &mut Running, seat: usize, mode: Mode) -> Visit {
         let rec = Rec::Seat(seat as u8);
         let waited = r.pending.take().is_some();
-        if !waited && !self.inno.locks.holds(r.tx, rec, mode, Span::Record) {
+        let held = !waited && self.inno.locks.holds(r.tx, rec, mode, Span::Record);
+        if !waited && !held {
             let scan = matches!(r.kind, Kind::Update(Upd::Release { .. } | Upd::Sweep));
             let conflict = self
                 .inno
@@ -117,7 +118,10 @@ impl Engine<'_> {
                     Fact::NoMatch(val.status)
                 },
             );
-            if self.isolation(r.tx) == Isolation::ReadCommitted {
+            // READ COMMITTED lets go of a lock this statement took (not one the transaction
+            // held before), on a row the transaction has not changed (row_unlock_for_mysql).
+            let own = self.db.versions[v as usize].xmin == r.tx;
+            if self.isolation(r.tx) == Isolation::ReadCommitted && !held && !own {
                 self.inno.locks.unlock(r.tx, rec);
                 self.inno_regrant();
             }
@@ -129,6 +133,9 @@ impl Engine<'_> {
         }
         if new != val {
             // A row set to what it holds is not changed: no new version, no undo record.
+            if self.resized(val, new) {
+                self.inno.relocate(seat as u8);
+            }
             self.db.update(seat, r.tx, new);
             self.inno.add_undo(r.tx);
             self.inno.stmt[actor].wrote |= 1 << seat;
