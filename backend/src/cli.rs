@@ -88,7 +88,19 @@ impl Task {
         match self {
             Task::Replay { json, files } => replay(json, &files).await,
             Task::Compress { dir } => compress(&dir),
-            Task::Claim { confirm } => claim(confirm).await,
+            Task::Claim { confirm } => {
+                print!("{}", shared::claim::markdown(&shared::claim::families()));
+                if !confirm {
+                    return ExitCode::SUCCESS;
+                }
+                let Ok(pool) = connect(4).await else {
+                    return ExitCode::from(2);
+                };
+                match backend::claim::confirm(&pool, backend::innodb::default_pool()).await {
+                    true => ExitCode::SUCCESS,
+                    false => ExitCode::FAILURE,
+                }
+            }
             Task::Load {
                 defence,
                 buyers,
@@ -189,61 +201,6 @@ async fn load(load: backend::load::Load) -> ExitCode {
             eprintln!("the load run failed: {e}");
             ExitCode::FAILURE
         }
-    }
-}
-
-/// The claim table, and with `confirm` each example order run on both real servers.
-async fn claim(confirm: bool) -> ExitCode {
-    let families = shared::claim::families();
-    print!("{}", shared::claim::markdown(&families));
-    if !confirm {
-        return ExitCode::SUCCESS;
-    }
-    let Ok(pool) = connect(4).await else {
-        return ExitCode::from(2);
-    };
-    let mariadb = backend::innodb::default_pool();
-    let mut all = true;
-    for family in &families {
-        let Some((order, _)) = &family.example else {
-            continue;
-        };
-        let builtin = shared::scenarios::get(family.scenario).expect("a family is a built-in");
-        let base = builtin.schedule();
-        let indices: Vec<usize> = order.iter().filter_map(|n| base.actor_index(n)).collect();
-        for database in shared::schedule::Database::ALL {
-            let Ok(schedule) = base.with_order(indices.clone()).on(database) else {
-                println!(
-                    "{}: the order cannot run on {}",
-                    family.title,
-                    database.title()
-                );
-                continue;
-            };
-            let limit = backend::executor::RUN_TIMEOUT;
-            let words = match replay::replay_in(&pool, mariadb, &schedule, limit).await {
-                Ok(report) if report.passed() => "agrees with its model".to_string(),
-                Ok(report) => {
-                    all = false;
-                    format!("DIFFERS: {}", report.differences.join("; "))
-                }
-                Err(e) => {
-                    all = false;
-                    format!("could not run: {e}")
-                }
-            };
-            println!(
-                "{} on {}, order {}: {words}",
-                family.title,
-                database.product(),
-                order.join(" ")
-            );
-        }
-    }
-    if all {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
     }
 }
 
