@@ -35,7 +35,7 @@ fn Table(families: Vec<Family>) -> impl IntoView {
         <p role="status" data-testid="claim-summary">
             {format!("The claim holds in {holds} of {} scenarios: every order answered alike, step by step.", families.len())}
         </p>
-        <div class="table-scroll">
+        <div class="table-scroll" tabindex="0" role="region" aria-label="Every scenario on both databases">
             <table class="data">
                 <thead>
                     <tr>
