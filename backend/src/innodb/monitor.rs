@@ -71,6 +71,10 @@ const GATE_LOCK: &str = "lastseat_innodb_lock_tables";
 /// How long a reader waits for its turn.
 const GATE_WAIT: Duration = Duration::from_secs(20);
 
+/// A row of the reading: a transaction's thread, state and statement, one thread it waits
+/// for (if any), and the reading's mark.
+type TrxRow = (i64, String, String, Option<i64>, String);
+
 /// One session's lock state: waiting for a lock (`blocked`), behind the sessions `by`.
 #[derive(Debug, Default)]
 pub(super) struct Blocking {
@@ -190,7 +194,7 @@ impl Monitor {
                    from information_schema.innodb_trx t {}",
                 self.flavor.waits()
             );
-            let rows: Result<Vec<(i64, String, String, Option<i64>, String)>, _> =
+            let rows: Result<Vec<TrxRow>, _> =
                 sqlx::query_as(&query).fetch_all(&mut self.conn).await;
             sqlx::query("do release_lock(?)")
                 .bind(GATE_LOCK)
