@@ -26,7 +26,7 @@ use crate::executor::ExecError;
 const CACHE_IDLE: Duration = Duration::from_millis(105);
 /// How many stale readings in a row before the check gives up (another client of the server
 /// reads the lock tables all the time).
-const STALE_TRIES: usize = 50;
+const STALE_TRIES: usize = 100;
 
 /// Which server: where it shows who waits for whom.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -205,6 +205,9 @@ impl Monitor {
                 .iter()
                 .any(|(thread, _, query, _, _)| *thread == self.thread && query.contains(&mark));
             if !fresh {
+                // A stranger reads them on a beat of its own: step off it.
+                let off = rand::random::<u64>() % CACHE_IDLE.as_millis() as u64;
+                tokio::time::sleep(Duration::from_millis(off)).await;
                 continue;
             }
             let mut states: Vec<Blocking> = threads.iter().map(|_| Blocking::default()).collect();
