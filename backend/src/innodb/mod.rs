@@ -25,6 +25,7 @@ use std::time::Duration;
 
 use shared::{Schedule, Trace};
 use sqlx::mysql::{MySqlConnectOptions, MySqlPool, MySqlPoolOptions};
+use sqlx::ConnectOptions;
 
 pub use crate::executor::ExecError;
 pub use database::sweep as sweep_stale_databases;
@@ -56,10 +57,18 @@ pub fn url() -> String {
 /// as a fault). The runs' own connections are opened with the pool's options; the pool itself
 /// only makes, drops and sweeps the runs' databases.
 pub fn pool(url: &str) -> Result<MySqlPool, sqlx::Error> {
-    let options: MySqlConnectOptions = url.parse()?;
+    let options: MySqlConnectOptions = url
+        .parse::<MySqlConnectOptions>()?
+        // A statement blocked on a lock is the point of a run, not a slow query worth a warning.
+        .log_slow_statements(log::LevelFilter::Off, Duration::from_secs(60))
+        .log_statements(log::LevelFilter::Trace);
     Ok(MySqlPoolOptions::new()
         .max_connections(4)
         .acquire_timeout(Duration::from_secs(5))
+        // No maintenance task: the pool can be made outside a runtime (`default_pool`), and a
+        // connection idle since another runtime ended is found dead when taken (sqlx pings it).
+        .idle_timeout(None)
+        .max_lifetime(None)
         .connect_lazy_with(options))
 }
 
