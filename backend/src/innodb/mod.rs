@@ -133,17 +133,30 @@ pub async fn execute_within(
 ) -> Result<Trace, ExecError> {
     database::sweep_once(pool);
     let deadline = tokio::time::Instant::now() + limit;
-    // A server that accepts and never answers: the set-up is bounded too (a database it made
-    // meanwhile is swept later).
-    let mut session = tokio::time::timeout_at(deadline, database::Session::open(pool, schedule))
+    // A server that accepts and never answers: the set-up is bounded too. A database it made
+    // meanwhile, or one a clean-up could not drop, is swept soon after.
+    let opened = tokio::time::timeout_at(deadline, database::Session::open(pool, schedule))
         .await
-        .map_err(|_| ExecError::Timeout(limit))??;
+        .map_err(|_| ExecError::Timeout(limit))
+        .and_then(|opened| opened);
+    let mut session = match opened {
+        Ok(session) => session,
+        Err(e) => {
+            database::sweep_soon(pool);
+            return Err(e);
+        }
+    };
     let run = run::Driver::new(schedule, &mut session).run();
     let result = match tokio::time::timeout_at(deadline, run).await {
         Ok(result) => result,
         Err(_) => Err(ExecError::Timeout(limit)),
     };
     let cleanup = tokio::spawn(session.close(pool.clone()));
-    let _ = tokio::time::timeout(CLEANUP_BOUND, cleanup).await;
+    if !matches!(
+        tokio::time::timeout(CLEANUP_BOUND, cleanup).await,
+        Ok(Ok(true))
+    ) {
+        database::sweep_soon(pool);
+    }
     result
 }
