@@ -5,9 +5,9 @@
 //! statement it runs. That makes the blocking check safe: InnoDB refills the cache behind
 //! INNODB_TRX and INNODB_LOCK_WAITS only when nobody read it for 0.1 s (trx0i_s.cc), so a
 //! reading may be stale; every check carries a mark of its own in its text, and a reading whose
-//! own row does not show that mark is stale and read again. The runs of every process of ours
-//! take turns (`GATE_LOCK`, a named lock on the server), each waiting the cache's idle time
-//! first, so that theirs never are.
+//! own row does not show that mark is stale and read again after the cache's idle time. The
+//! runs of every process of ours take turns (`GATE_LOCK`, a named lock on the server) from a
+//! first reading to a fresh one, so that they never spoil each other's wait.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
@@ -66,7 +66,7 @@ impl Flavor {
 static TURN: Mutex<()> = Mutex::const_new(());
 
 /// The server's named lock that every run's reader of InnoDB's lock tables holds, across
-/// processes, from before its wait of `CACHE_IDLE` to after its reading.
+/// processes, from its first reading to its fresh one.
 const GATE_LOCK: &str = "lastseat_innodb_lock_tables";
 /// How long a reader waits for its turn.
 const GATE_WAIT: Duration = Duration::from_secs(20);
@@ -167,26 +167,44 @@ impl Monitor {
     /// The lock state of the sessions `threads`, each blocked (or not) by any session, as one
     /// fresh reading of InnoDB's lock tables shows it. Blocked means waiting for a row lock:
     /// a statement that is only slow is not.
+    ///
+    /// The reader holds its turn (`TURN` in this process, `GATE_LOCK` across processes) from
+    /// its first reading to its fresh one: a reading is tried at once, and after a stale one
+    /// the cache's idle time is waited (no reader of ours can spoil it meanwhile).
     pub async fn blocking(&mut self, threads: &[i64]) -> Result<Vec<Blocking>, ExecError> {
-        static MARK: AtomicU64 = AtomicU64::new(0);
         let _turn = TURN.lock().await;
-        for _ in 0..STALE_TRIES {
-            // Every reader of another process of ours holds the server's named lock from before
-            // its wait to after its reading: once we hold it, a wait of the cache's idle time
-            // makes the next reading a fresh one (a stranger's reading meanwhile is caught by
-            // the mark).
-            let got: Option<i64> = sqlx::query_scalar("select cast(get_lock(?, ?) as signed)")
-                .bind(GATE_LOCK)
-                .bind(GATE_WAIT.as_secs())
-                .fetch_one(&mut self.conn)
-                .await?;
-            if got != Some(1) {
-                return Err(ExecError::Unexpected(format!(
-                    "no turn to read InnoDB's lock tables within {} s (GET_LOCK('{GATE_LOCK}'))",
-                    GATE_WAIT.as_secs()
-                )));
+        let got: Option<i64> = sqlx::query_scalar("select cast(get_lock(?, ?) as signed)")
+            .bind(GATE_LOCK)
+            .bind(GATE_WAIT.as_secs())
+            .fetch_one(&mut self.conn)
+            .await?;
+        if got != Some(1) {
+            return Err(ExecError::Unexpected(format!(
+                "no turn to read InnoDB's lock tables within {} s (GET_LOCK('{GATE_LOCK}'))",
+                GATE_WAIT.as_secs()
+            )));
+        }
+        let states = self.fresh_reading(threads).await;
+        sqlx::query("do release_lock(?)")
+            .bind(GATE_LOCK)
+            .execute(&mut self.conn)
+            .await?;
+        states
+    }
+
+    /// `blocking`'s readings, holding the turn, until one is fresh.
+    async fn fresh_reading(&mut self, threads: &[i64]) -> Result<Vec<Blocking>, ExecError> {
+        static MARK: AtomicU64 = AtomicU64::new(0);
+        for tries in 0..STALE_TRIES {
+            if tries > 0 {
+                // Stale: wait out the cache's idle time since that reading, and step off the
+                // beat of a stranger that reads them too.
+                let off = match tries {
+                    1 => 0,
+                    _ => rand::random::<u64>() % CACHE_IDLE.as_millis() as u64,
+                };
+                tokio::time::sleep(CACHE_IDLE + Duration::from_millis(off)).await;
             }
-            tokio::time::sleep(CACHE_IDLE).await;
             let mark = format!("lastseat-check-{}", MARK.fetch_add(1, Ordering::Relaxed));
             let query = format!(
                 "select cast(t.trx_mysql_thread_id as signed), t.trx_state,
@@ -194,20 +212,11 @@ impl Monitor {
                    from information_schema.innodb_trx t {}",
                 self.flavor.waits()
             );
-            let rows: Result<Vec<TrxRow>, _> =
-                sqlx::query_as(&query).fetch_all(&mut self.conn).await;
-            sqlx::query("do release_lock(?)")
-                .bind(GATE_LOCK)
-                .execute(&mut self.conn)
-                .await?;
-            let rows = rows?;
+            let rows: Vec<TrxRow> = sqlx::query_as(&query).fetch_all(&mut self.conn).await?;
             let fresh = rows
                 .iter()
                 .any(|(thread, _, query, _, _)| *thread == self.thread && query.contains(&mark));
             if !fresh {
-                // A stranger reads them on a beat of its own: step off it.
-                let off = rand::random::<u64>() % CACHE_IDLE.as_millis() as u64;
-                tokio::time::sleep(Duration::from_millis(off)).await;
                 continue;
             }
             let mut states: Vec<Blocking> = threads.iter().map(|_| Blocking::default()).collect();
