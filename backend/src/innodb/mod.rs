@@ -16,7 +16,6 @@
 //! `ExecError`, and the HTTP layer's 503 names MariaDB.
 
 mod actor;
-mod answer;
 mod database;
 mod monitor;
 mod run;
