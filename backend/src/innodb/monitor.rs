@@ -5,8 +5,9 @@
 //! statement it runs. That makes the blocking check safe: InnoDB refills the cache behind
 //! INNODB_TRX and INNODB_LOCK_WAITS only when nobody read it for 0.1 s (trx0i_s.cc), so a
 //! reading may be stale; every check carries a mark of its own in its text, and a reading whose
-//! own row does not show that mark is stale and read again (`Gate` spaces the readings of this
-//! process so that they seldom are).
+//! own row does not show that mark is stale and read again after the cache's idle time. The
+//! runs of every process of ours take turns (`GATE_LOCK`, a named lock on the server) from a
+//! first reading to a fresh one, so that they never spoil each other's wait.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
@@ -17,7 +18,6 @@ use shared::sql::innodb;
 use sqlx::mysql::{MySqlConnection, MySqlRow};
 use sqlx::{Executor, Row};
 use tokio::sync::Mutex;
-use tokio::time::Instant;
 
 use super::actor::text;
 use crate::executor::ExecError;
@@ -26,7 +26,7 @@ use crate::executor::ExecError;
 const CACHE_IDLE: Duration = Duration::from_millis(105);
 /// How many stale readings in a row before the check gives up (another client of the server
 /// reads the lock tables all the time).
-const STALE_TRIES: usize = 50;
+const STALE_TRIES: usize = 100;
 
 /// Which server: where it shows who waits for whom.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -62,8 +62,18 @@ impl Flavor {
     }
 }
 
-/// When this process last read InnoDB's lock tables.
-static GATE: Mutex<Option<Instant>> = Mutex::const_new(None);
+/// One reader of InnoDB's lock tables at a time in this process (its turn at `GATE_LOCK`).
+static TURN: Mutex<()> = Mutex::const_new(());
+
+/// The server's named lock that every run's reader of InnoDB's lock tables holds, across
+/// processes, from its first reading to its fresh one.
+const GATE_LOCK: &str = "lastseat_innodb_lock_tables";
+/// How long a reader waits for its turn.
+const GATE_WAIT: Duration = Duration::from_secs(20);
+
+/// A row of the reading: a transaction's thread, state and statement, one thread it waits
+/// for (if any), and the reading's mark.
+type TrxRow = (i64, String, String, Option<i64>, String);
 
 /// One session's lock state: waiting for a lock (`blocked`), behind the sessions `by`.
 #[derive(Debug, Default)]
@@ -157,12 +167,43 @@ impl Monitor {
     /// The lock state of the sessions `threads`, each blocked (or not) by any session, as one
     /// fresh reading of InnoDB's lock tables shows it. Blocked means waiting for a row lock:
     /// a statement that is only slow is not.
+    ///
+    /// The reader holds its turn (`TURN` in this process, `GATE_LOCK` across processes) from
+    /// its first reading to its fresh one: a reading is tried at once, and after a stale one
+    /// the cache's idle time is waited (no reader of ours can spoil it meanwhile).
     pub async fn blocking(&mut self, threads: &[i64]) -> Result<Vec<Blocking>, ExecError> {
+        let _turn = TURN.lock().await;
+        let got: Option<i64> = sqlx::query_scalar("select cast(get_lock(?, ?) as signed)")
+            .bind(GATE_LOCK)
+            .bind(GATE_WAIT.as_secs())
+            .fetch_one(&mut self.conn)
+            .await?;
+        if got != Some(1) {
+            return Err(ExecError::Unexpected(format!(
+                "no turn to read InnoDB's lock tables within {} s (GET_LOCK('{GATE_LOCK}'))",
+                GATE_WAIT.as_secs()
+            )));
+        }
+        let states = self.fresh_reading(threads).await;
+        sqlx::query("do release_lock(?)")
+            .bind(GATE_LOCK)
+            .execute(&mut self.conn)
+            .await?;
+        states
+    }
+
+    /// `blocking`'s readings, holding the turn, until one is fresh.
+    async fn fresh_reading(&mut self, threads: &[i64]) -> Result<Vec<Blocking>, ExecError> {
         static MARK: AtomicU64 = AtomicU64::new(0);
-        let mut gate = GATE.lock().await;
-        for _ in 0..STALE_TRIES {
-            if let Some(last) = *gate {
-                tokio::time::sleep_until(last + CACHE_IDLE).await;
+        for tries in 0..STALE_TRIES {
+            if tries > 0 {
+                // Stale: wait out the cache's idle time since that reading, and step off the
+                // beat of a stranger that reads them too.
+                let off = match tries {
+                    1 => 0,
+                    _ => rand::random::<u64>() % CACHE_IDLE.as_millis() as u64,
+                };
+                tokio::time::sleep(CACHE_IDLE + Duration::from_millis(off)).await;
             }
             let mark = format!("lastseat-check-{}", MARK.fetch_add(1, Ordering::Relaxed));
             let query = format!(
@@ -171,9 +212,7 @@ impl Monitor {
                    from information_schema.innodb_trx t {}",
                 self.flavor.waits()
             );
-            let rows: Vec<(i64, String, String, Option<i64>, String)> =
-                sqlx::query_as(&query).fetch_all(&mut self.conn).await?;
-            *gate = Some(Instant::now());
+            let rows: Vec<TrxRow> = sqlx::query_as(&query).fetch_all(&mut self.conn).await?;
             let fresh = rows
                 .iter()
                 .any(|(thread, _, query, _, _)| *thread == self.thread && query.contains(&mark));
