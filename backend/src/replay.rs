@@ -71,8 +71,6 @@ pub async fn replay_within(
     replay_in(pool, innodb::default_pool(), schedule, limit).await
 }
 
-}
-
 /// The real run of `schedule` on the database it names: `pool`, or `mariadb` for InnoDB.
 pub async fn execute_on(
     pool: &PgPool,
