@@ -19,6 +19,7 @@ use futures::stream::{self, StreamExt};
 use shared::assess::{assess, check_expect, compare};
 use shared::explorer;
 use shared::scenarios;
+use shared::schedule::Database;
 use shared::Schedule;
 use sqlx::postgres::PgPoolOptions;
 use sqlx::PgPool;
@@ -354,6 +355,10 @@ async fn every_exported_schedule_replays_identically_and_meets_its_expect() {
             "{}: a fixture states its expect",
             file.display()
         );
+        // A case on InnoDB is MariaDB's: `innodb.rs` replays those.
+        if schedule.database() != Database::Postgresql {
+            continue;
+        }
         // The entries the model names races, counted from 1 as the differences count them.
         let races: Vec<usize> = shared::engine::simulate(&schedule)
             .map(|t| t.races.iter().map(|k| k + 1).collect())
