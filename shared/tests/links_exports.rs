@@ -2,6 +2,9 @@
 //! state, a fixture meets its own `expect`, the scripts carry the SQL each entry sent, the story
 //! ends in its consequence, and each chapter's goal is met exactly where it should be.
 
+#[allow(dead_code)]
+mod common;
+
 use proptest::prelude::*;
 use shared::assess::{assess, check_expect};
 use shared::explain::{headline, verdict_story};
@@ -269,27 +272,7 @@ fn each_buyer_script_carries_exactly_the_sql_its_entries_sent_in_order() {
             assert!(line.trim_start().starts_with("--") || scripts[0].1.contains(line));
         }
         let sql = entry_sql(&s, &outcome);
-        assert_eq!(sql.len(), s.order().len());
-        for (k, &a) in s.order().iter().enumerate() {
-            let actor = &s.actors()[a].name;
-            let label = if actor == shared::schedule::CLOCK {
-                export::setup_label(&s)
-            } else {
-                actor.clone()
-            };
-            let script = &scripts
-                .iter()
-                .find(|(l, _)| *l == label)
-                .expect("a script")
-                .1;
-            let heading = format!("-- step {} of {}", k + 1, s.order().len());
-            let at = script
-                .find(&heading)
-                .unwrap_or_else(|| panic!("{}: no {heading}", b.id));
-            if let Some(sql) = &sql[k] {
-                assert!(script[at..].contains(sql.as_str()), "{}: {heading}", b.id);
-            }
-        }
+        common::scripts::carry_their_sql(b.id, &s, &scripts, &sql);
     }
 }
 

@@ -3,8 +3,8 @@
 //! buyer, each step under a comment giving its place in the order and what MariaDB answers.
 //! The steps are psql's (`psql::step`) in MySQL's words.
 
-use super::psql::step::step;
-use super::{plan, setup_label};
+use super::psql::step::scripted_steps;
+use super::setup_label;
 use crate::explain;
 use crate::outcome::Outcome;
 use crate::schedule::{Schedule, SeatStatus, CLOCK};
@@ -15,21 +15,9 @@ use crate::sql::{initial_hold, Param, Statement};
 /// per buyer, labelled with its name.
 pub fn mysql_scripts(schedule: &Schedule, outcome: &Outcome) -> Vec<(String, String)> {
     let database = super::SCHEMA;
-    let plan = plan(schedule, outcome);
     let total = schedule.order().len();
-    let unit = schedule.scenario().clock_unit;
-    let buyers: Vec<&str> = schedule
-        .actors()
-        .iter()
-        .map(|a| a.name.as_str())
-        .filter(|&n| n != CLOCK)
-        .collect();
-    let steps_of = |actor: &str| -> String {
-        plan.iter()
-            .filter(|s| s.actor.name == actor)
-            .map(|s| step(&plan, s, total, outcome, unit, true))
-            .collect()
-    };
+    let (buyers, steps) = scripted_steps(schedule, outcome, true);
+    let steps_of = |actor: &str| steps.get(actor).cloned().unwrap_or_default();
     let label = setup_label(schedule);
     let files: Vec<String> = buyers.iter().map(|b| format!("{b}.sql")).collect();
     let mut setup = format!(

@@ -4,13 +4,13 @@
 
 pub(super) mod step;
 
-use super::{plan, quote_ident, session_settings, setup_label, setup_sql};
+use super::{quote_ident, session_settings, setup_label, setup_sql};
 use crate::explain;
 use crate::outcome::{Outcome, StepResult};
 use crate::schedule::{Schedule, CLOCK};
 use crate::sql;
 use crate::sqlstate::SqlState;
-use step::step;
+use step::scripted_steps;
 
 /// The scripts in the default schema (`SCHEMA`): the setup first (labelled by `setup_label`), then one
 /// per buyer, labelled with its name.
@@ -24,21 +24,9 @@ pub fn psql_scripts_in(
     outcome: &Outcome,
     schema: &str,
 ) -> Vec<(String, String)> {
-    let plan = plan(schedule, outcome);
     let total = schedule.order().len();
-    let unit = schedule.scenario().clock_unit;
-    let buyers: Vec<&str> = schedule
-        .actors()
-        .iter()
-        .map(|a| a.name.as_str())
-        .filter(|&n| n != CLOCK)
-        .collect();
-    let steps_of = |actor: &str| -> String {
-        plan.iter()
-            .filter(|s| s.actor.name == actor)
-            .map(|s| step(&plan, s, total, outcome, unit, false))
-            .collect()
-    };
+    let (buyers, steps) = scripted_steps(schedule, outcome, false);
+    let steps_of = |actor: &str| steps.get(actor).cloned().unwrap_or_default();
 
     let label = setup_label(schedule);
     let deadlock = outcome.entries.iter().any(

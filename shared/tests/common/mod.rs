@@ -1,5 +1,7 @@
 //! Random buyers' programs for the property tests: the same strategies for every test file.
 
+pub mod scripts;
+
 use proptest::prelude::*;
 use shared::schedule::{Isolation, Op, SeatStatus, Wait};
 

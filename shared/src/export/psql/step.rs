@@ -1,15 +1,43 @@
 //! One step of a psql script: its heading, its SQL (or why nothing is sent), and what
 //! PostgreSQL answers, as psql prints it in short.
 
+use std::collections::BTreeMap;
+
 use crate::explain;
 use crate::export::{step_heading, unmet_words, what, Sent};
 use crate::outcome::{Answer, Outcome, SeenRow, StepResult};
-use crate::schedule::{ClockUnit, Op, SeatStatus};
+use crate::schedule::{ClockUnit, Op, Schedule, SeatStatus, CLOCK};
 use crate::sql::Param;
+
+/// The buyers who get a script of their own (every actor but the clock), and every actor's
+/// steps as its script writes them, in psql's words or (`mysql`) the mysql client's.
+pub(in crate::export) fn scripted_steps<'s>(
+    schedule: &'s Schedule,
+    outcome: &Outcome,
+    mysql: bool,
+) -> (Vec<&'s str>, BTreeMap<String, String>) {
+    let plan = super::super::plan(schedule, outcome);
+    let (total, unit) = (schedule.order().len(), schedule.scenario().clock_unit);
+    let mut steps: BTreeMap<String, String> = BTreeMap::new();
+    for sent in &plan {
+        let text = step(&plan, sent, total, outcome, unit, mysql);
+        steps
+            .entry(sent.actor.name.clone())
+            .or_default()
+            .push_str(&text);
+    }
+    let buyers = schedule
+        .actors()
+        .iter()
+        .map(|a| a.name.as_str())
+        .filter(|&n| n != CLOCK)
+        .collect();
+    (buyers, steps)
+}
 
 /// One step: its heading, its SQL (or why nothing is sent), and what PostgreSQL answers, the
 /// clock's moments in `unit`.
-pub(in crate::export) fn step(
+fn step(
     plan: &[Sent<'_>],
     sent: &Sent<'_>,
     total: usize,
