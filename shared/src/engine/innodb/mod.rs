@@ -23,7 +23,11 @@
 //!   start of the calling statement): `now: evaluation` reads as the statement's start.
 //! - The ticket insert and its unique key, with InnoDB's gap locks: `unique`.
 //!
-//! - `hold` runs the stored function `hold_seats` (`funcs`). Not modelled yet (refused when a
+//! - MySQL 8 differs where the model does not follow it: NOWAIT answers 3572, not 1205; a
+//!   released lock goes to the waiter that CATS prefers (the oldest transaction), not the first
+//!   in the queue; deadlocks are found by a background thread, and performance_schema's
+//!   data_lock_waits replaces INNODB_LOCK_WAITS.
+//! - `hold` runs the procedure `hold_seats` (`funcs`). Not modelled yet (refused when a
 //!   schedule is parsed): `confirm` (the procedure `confirm_hold`).
 
 mod deadlock;

@@ -118,10 +118,12 @@ impl Engine<'_> {
                     Fact::NoMatch(val.status)
                 },
             );
-            // READ COMMITTED lets go of a lock this statement took (not one the transaction
-            // held before), on a row the transaction has not changed (row_unlock_for_mysql).
+            // READ COMMITTED lets go of a lock this statement took at once (not one the
+            // transaction held before, nor one granted after a wait, which InnoDB does not count
+            // as new: prebuilt->new_rec_locks), on a row the transaction has not changed
+            // (row_unlock_for_mysql).
             let own = self.db.versions[v as usize].xmin == r.tx;
-            if self.isolation(r.tx) == Isolation::ReadCommitted && !held && !own {
+            if self.isolation(r.tx) == Isolation::ReadCommitted && !held && !waited && !own {
                 self.inno.locks.unlock(r.tx, rec);
                 self.inno_regrant();
             }
