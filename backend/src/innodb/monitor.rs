@@ -5,8 +5,9 @@
 //! statement it runs. That makes the blocking check safe: InnoDB refills the cache behind
 //! INNODB_TRX and INNODB_LOCK_WAITS only when nobody read it for 0.1 s (trx0i_s.cc), so a
 //! reading may be stale; every check carries a mark of its own in its text, and a reading whose
-//! own row does not show that mark is stale and read again (`Gate` spaces the readings of this
-//! process so that they seldom are).
+//! own row does not show that mark is stale and read again. The runs of every process of ours
+//! take turns (`GATE_LOCK`, a named lock on the server), each waiting the cache's idle time
+//! first, so that theirs never are.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
@@ -17,7 +18,6 @@ use shared::sql::innodb;
 use sqlx::mysql::{MySqlConnection, MySqlRow};
 use sqlx::{Executor, Row};
 use tokio::sync::Mutex;
-use tokio::time::Instant;
 
 use super::actor::text;
 use crate::executor::ExecError;
@@ -62,8 +62,18 @@ impl Flavor {
     }
 }
 
-/// When this process last read InnoDB's lock tables.
-static GATE: Mutex<Option<Instant>> = Mutex::const_new(None);
+/// One reader of InnoDB's lock tables at a time in this process (its turn at `GATE_LOCK`).
+static TURN: Mutex<()> = Mutex::const_new(());
+
+/// The server's named lock that every run's reader of InnoDB's lock tables holds, across
+/// processes, from before its wait of `CACHE_IDLE` to after its reading.
+const GATE_LOCK: &str = "lastseat_innodb_lock_tables";
+/// How long a reader waits for its turn.
+const GATE_WAIT: Duration = Duration::from_secs(20);
+
+/// A row of the reading: a transaction's thread, state and statement, one thread it waits
+/// for (if any), and the reading's mark.
+type TrxRow = (i64, String, String, Option<i64>, String);
 
 /// One session's lock state: waiting for a lock (`blocked`), behind the sessions `by`.
 #[derive(Debug, Default)]
@@ -159,11 +169,24 @@ impl Monitor {
     /// a statement that is only slow is not.
     pub async fn blocking(&mut self, threads: &[i64]) -> Result<Vec<Blocking>, ExecError> {
         static MARK: AtomicU64 = AtomicU64::new(0);
-        let mut gate = GATE.lock().await;
+        let _turn = TURN.lock().await;
         for _ in 0..STALE_TRIES {
-            if let Some(last) = *gate {
-                tokio::time::sleep_until(last + CACHE_IDLE).await;
+            // Every reader of another process of ours holds the server's named lock from before
+            // its wait to after its reading: once we hold it, a wait of the cache's idle time
+            // makes the next reading a fresh one (a stranger's reading meanwhile is caught by
+            // the mark).
+            let got: Option<i64> = sqlx::query_scalar("select cast(get_lock(?, ?) as signed)")
+                .bind(GATE_LOCK)
+                .bind(GATE_WAIT.as_secs())
+                .fetch_one(&mut self.conn)
+                .await?;
+            if got != Some(1) {
+                return Err(ExecError::Unexpected(format!(
+                    "no turn to read InnoDB's lock tables within {} s (GET_LOCK('{GATE_LOCK}'))",
+                    GATE_WAIT.as_secs()
+                )));
             }
+            tokio::time::sleep(CACHE_IDLE).await;
             let mark = format!("lastseat-check-{}", MARK.fetch_add(1, Ordering::Relaxed));
             let query = format!(
                 "select cast(t.trx_mysql_thread_id as signed), t.trx_state,
@@ -171,9 +194,13 @@ impl Monitor {
                    from information_schema.innodb_trx t {}",
                 self.flavor.waits()
             );
-            let rows: Vec<(i64, String, String, Option<i64>, String)> =
-                sqlx::query_as(&query).fetch_all(&mut self.conn).await?;
-            *gate = Some(Instant::now());
+            let rows: Result<Vec<TrxRow>, _> =
+                sqlx::query_as(&query).fetch_all(&mut self.conn).await;
+            sqlx::query("do release_lock(?)")
+                .bind(GATE_LOCK)
+                .execute(&mut self.conn)
+                .await?;
+            let rows = rows?;
             let fresh = rows
                 .iter()
                 .any(|(thread, _, query, _, _)| *thread == self.thread && query.contains(&mark));
