@@ -18,6 +18,7 @@
 mod actor;
 mod answer;
 mod database;
+mod holders;
 mod monitor;
 mod run;
 
