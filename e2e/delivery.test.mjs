@@ -17,11 +17,13 @@ import { BASE_URL, SCREENSHOTS, useBrowser } from './browser.mjs';
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 const CHAPTERS = [1, 2, 3, 4, 5];
 /** Issue 7's goal for a first visit, reported as a figure; and the budget the page is held to,
- *  which is the goal now that the page meets it (about 345 KiB: the HTML with its style sheets
- *  inline, the JS glue and the wasm), so that it cannot grow unnoticed. Lower the budget as the page
- *  shrinks; never raise it without saying why. */
+ *  so that it cannot grow unnoticed. Lower the budget as the page shrinks; never raise it without
+ *  saying why. Raised from 350 KiB to 375 KiB by issue 22: the page carries a second database's
+ *  model (InnoDB, with its SQL and the MariaDB scripts), about 23 KB over the wire, and the first
+ *  visit (368 KiB) misses the goal until that model is loaded only when a reader switches to
+ *  InnoDB. */
 const FIRST_VISIT_GOAL = 350 * 1024;
-const FIRST_VISIT_BUDGET = 350 * 1024;
+const FIRST_VISIT_BUDGET = 375 * 1024;
 
 
 const browser = useBrowser();

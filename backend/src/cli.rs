@@ -72,7 +72,12 @@ pub enum Task {
     },
     /// Print the claim table: every order of every built-in scenario on both databases' models,
     /// per scenario, as the README carries it (Markdown).
-    Claim,
+    Claim {
+        /// Also run each scenario's example order on both real servers (PostgreSQL at
+        /// DATABASE_URL, MariaDB at MYSQL_URL) and say whether each agrees with its model.
+        #[arg(long)]
+        confirm: bool,
+    },
     /// Print the model's view of every step (phones, seats, verdict, reason line) of every
     /// built-in scenario, or of one schedule file, one JSON object per step per line.
     Views { file: Option<PathBuf> },
@@ -83,9 +88,18 @@ impl Task {
         match self {
             Task::Replay { json, files } => replay(json, &files).await,
             Task::Compress { dir } => compress(&dir),
-            Task::Claim => {
+            Task::Claim { confirm } => {
                 print!("{}", shared::claim::markdown(&shared::claim::families()));
-                ExitCode::SUCCESS
+                if !confirm {
+                    return ExitCode::SUCCESS;
+                }
+                let Ok(pool) = connect(4).await else {
+                    return ExitCode::from(2);
+                };
+                match backend::claim::confirm(&pool, backend::innodb::default_pool()).await {
+                    true => ExitCode::SUCCESS,
+                    false => ExitCode::FAILURE,
+                }
             }
             Task::Load {
                 defence,

@@ -4,6 +4,7 @@
 //!
 //! `main.rs` only reads its configuration, connects and hands a bound listener to [`serve`].
 
+pub mod claim;
 pub mod db;
 pub mod executor;
 pub mod explore;

@@ -71,14 +71,6 @@ pub async fn replay_within(
     replay_in(pool, innodb::default_pool(), schedule, limit).await
 }
 
-/// The real server of `database`, as a report names it.
-pub fn real_name(database: Database) -> &'static str {
-    match database {
-        Database::Postgresql => "PostgreSQL",
-        Database::Innodb => "MariaDB",
-    }
-}
-
 /// The real run of `schedule` on the database it names: `pool`, or `mariadb` for InnoDB.
 pub async fn execute_on(
     pool: &PgPool,
@@ -110,7 +102,7 @@ pub async fn replay_in(
     limit: std::time::Duration,
 ) -> Result<Report, ReplayError> {
     let database = schedule.database();
-    let server = real_name(database);
+    let server = database.product();
     let simulated = assess(schedule, shared::engine::simulate(schedule)?);
     let sim_failures = check_expect(schedule, &simulated);
     let real = match execute_on(pool, mariadb, schedule, limit).await {
@@ -220,9 +212,9 @@ pub fn describe(file: &str, result: &Result<Report, LineError>) -> String {
                 "{} {file}: {}; {}",
                 if r.passed() { "ok     " } else { "FAILED " },
                 if r.agree {
-                    format!("the simulator and {} agree", real_name(r.database))
+                    format!("the simulator and {} agree", r.database.product())
                 } else {
-                    format!("the simulator and {} DISAGREE", real_name(r.database))
+                    format!("the simulator and {} DISAGREE", r.database.product())
                 },
                 if r.expect_ok {
                     "expect holds"

@@ -1,6 +1,7 @@
 //! The executor on MariaDB, on a private `mariadbd` that the test starts (never the shared
-//! server): a run's database is dropped after the run, a stale one is swept, and a run with
-//! the server stopped is a fault, not a panic (and `POST /api/runs` answers 503 naming MariaDB).
+//! server): a run's database is dropped after the run, a stale one is swept, a connection
+//! killed mid-run and a run with the server stopped are faults, not panics nor traces (and
+//! `POST /api/runs` answers 503 naming MariaDB).
 
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
@@ -18,6 +19,14 @@ const DEADLOCK: &str = r#"{ "version": 1, "engine": "innodb",
     "ana": [ { "op": "begin" }, { "op": "lock", "seats": ["A1"] }, { "op": "lock", "seats": ["A2"] }, { "op": "commit" } ],
     "ben": [ { "op": "begin" }, { "op": "lock", "seats": ["A2"] }, { "op": "lock", "seats": ["A1"] }, { "op": "commit" } ] },
   "order": ["ana", "ben", "ana", "ben", "ana", "ben", "ana", "ben"] }"#;
+
+/// Ben waits for Ana's lock on A1 until she commits.
+const WAIT: &str = r#"{ "version": 1, "engine": "innodb",
+  "scenario": { "seats": [ { "id": "A1" } ] },
+  "actors": {
+    "ana": [ { "op": "begin" }, { "op": "lock", "seats": ["A1"] }, { "op": "commit" } ],
+    "ben": [ { "op": "begin" }, { "op": "lock", "seats": ["A1"] }, { "op": "commit" } ] },
+  "order": ["ana", "ana", "ben", "ben", "ana", "ben"] }"#;
 
 /// A mariadbd of the test's own, in a throwaway data directory, on a free port.
 struct PrivateMariaDb {
@@ -148,6 +157,38 @@ async fn a_run_drops_its_database_and_a_run_on_a_stopped_server_is_a_fault() {
             .expect("the sweep"),
         1
     );
+    assert_eq!(run_databases(&pool).await, Vec::<String>::new());
+
+    // A session killed while its statement waits: a fault, and the run's database still goes.
+    let killer = {
+        let pool = pool.clone();
+        tokio::spawn(async move {
+            loop {
+                let waiting: Option<i64> = sqlx::query_scalar(
+                    "select cast(id as signed) from information_schema.processlist \
+                     where db like 'lastseat\\_run\\_%' and info like '%for update%' \
+                     and time_ms > 30 limit 1",
+                )
+                .fetch_optional(&pool)
+                .await
+                .expect("the processlist");
+                if let Some(id) = waiting {
+                    sqlx::query(&format!("kill connection {id}"))
+                        .execute(&pool)
+                        .await
+                        .expect("kill");
+                    return;
+                }
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+        })
+    };
+    let wait = Schedule::parse_json(WAIT).expect("an InnoDB schedule");
+    let err = backend::innodb::execute(&pool, &wait)
+        .await
+        .expect_err("a killed session ends the run");
+    assert!(err.is_fault(), "a fault: {err:?}");
+    killer.await.expect("the killer");
     assert_eq!(run_databases(&pool).await, Vec::<String>::new());
 
     // The server goes away: a run is a fault, never a panic nor a trace.

@@ -1,17 +1,26 @@
-//! One actor's connection, owned by a task of its own: the run hands it a statement and goes
-//! on at once, so that a statement blocked on a lock stays pending while the schedule goes on.
-//! Answers come back on one channel for all the run's actors. The task ends when the run drops
-//! its side; the connection's server thread is killed by the clean-up (`database::Session`),
-//! whatever it was waiting for.
+//! One actor's connection, owned by a task of its own, and MariaDB's answer read as a step
+//! result exactly as the model writes one (`step`: an error answer is `StepResult::Error` with
+//! the MySQL error NUMBER as its code, 1213, 1205, 1062…, and the server's message; everything
+//! else is read as PostgreSQL's answers are, `executor::answer::read`). The run hands the task
+//! a statement and goes on at once, so that a statement blocked on a lock stays pending while
+//! the schedule goes on. Answers come back on one channel for all the run's actors. The task
+//! ends when the run drops its side; the connection's server thread is killed by the clean-up
+//! (`database::Session`), whatever it was waiting for.
 
+use shared::outcome::{SeenRow, StepResult};
+use shared::schedule::Op;
 use shared::sql::{Param, Statement};
-use sqlx::mysql::{MySqlArguments, MySqlConnection};
+use shared::SqlState;
+use sqlx::mysql::{MySqlArguments, MySqlConnection, MySqlDatabaseError};
 use sqlx::query::Query;
 use sqlx::{Executor, MySql, Row};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
+use crate::db::Fault;
+use crate::executor::answer;
 use crate::executor::statement::{Fetch, Raw, RawRow};
+use crate::executor::ExecError;
 
 /// An answer, tagged with whose statement it was.
 pub(super) struct Completion {
@@ -122,5 +131,31 @@ fn bind<'q>(
         Param::OptText(s) => query.bind(s.as_deref()),
         // No arrays in MySQL: the InnoDB dialect never binds one; as its text if it did.
         Param::TextArray(v) => query.bind(v.join(",")),
+    }
+}
+
+/// The step result of `op` and the rows it returned. `clock`: the client's clock as the answer
+/// arrives. On InnoDB a `commit` after an error commits: it is read as any other answer.
+pub(super) fn step(
+    op: &Op,
+    answer: Result<Raw, sqlx::Error>,
+    clock: i64,
+) -> Result<(StepResult, Vec<SeenRow>), ExecError> {
+    match answer {
+        Ok(raw) => answer::read(op, raw, false, clock),
+        // The session ended under the statement (the server stopped, `KILL`): that is no
+        // answer to the schedule, and never a step of the trace.
+        Err(e) if Fault::of(&e).is_some() => Err(e.into()),
+        Err(sqlx::Error::Database(e)) => match e.try_downcast_ref::<MySqlDatabaseError>() {
+            Some(my) => Ok((
+                StepResult::Error {
+                    code: SqlState::parse(&my.number().to_string()),
+                    message: my.message().to_string(),
+                },
+                Vec::new(),
+            )),
+            None => Err(ExecError::Unexpected(format!("not a MySQL error: {e}"))),
+        },
+        Err(e) => Err(e.into()),
     }
 }

@@ -62,7 +62,8 @@ impl Session {
             completions: mpsc::unbounded_channel().1,
         };
         if let Err(e) = session.build(&options, schedule).await {
-            tokio::spawn(session.close(pool.clone()));
+            let pool = pool.clone();
+            tokio::spawn(async move { session.close(pool).await });
             return Err(e);
         }
         Ok(session)
@@ -104,8 +105,9 @@ impl Session {
     }
 
     /// Kills the run's connections (whatever they wait for) and drops its database, on a
-    /// connection of `pool`'s. Errors are logged: a database left behind is swept later.
-    pub async fn close(self, pool: MySqlPool) {
+    /// connection of `pool`'s; whether it is gone. Errors are logged: a database left behind
+    /// is swept later.
+    pub async fn close(self, pool: MySqlPool) -> bool {
         let threads: Vec<i64> = self
             .actors
             .iter()
@@ -114,8 +116,12 @@ impl Session {
             .collect();
         drop(self.actors);
         drop(self.monitor);
-        if let Err(e) = drop_database(&pool, &self.name, &threads).await {
-            tracing::warn!(database = %self.name, "a run's database was not dropped: {e}");
+        match drop_database(&pool, &self.name, &threads).await {
+            Ok(()) => true,
+            Err(e) => {
+                tracing::warn!(database = %self.name, "a run's database was not dropped: {e}");
+                false
+            }
         }
     }
 }
@@ -194,6 +200,23 @@ pub async fn sweep(pool: &MySqlPool) -> Result<usize, sqlx::Error> {
         }
     }
     Ok(dropped)
+}
+
+/// Sweeps in the background a moment from now (after a run that may have left its database:
+/// the server away, a clean-up cut short), at most one sweep at a time.
+pub(super) fn sweep_soon(pool: &MySqlPool) {
+    static SWEEPING: AtomicBool = AtomicBool::new(false);
+    if SWEEPING.swap(true, Ordering::Relaxed) {
+        return;
+    }
+    let pool = pool.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+        if let Err(e) = sweep(&pool).await {
+            tracing::debug!("the sweep of stale run databases failed: {e}");
+        }
+        SWEEPING.store(false, Ordering::Relaxed);
+    });
 }
 
 /// Sweeps once per process, in the background, at the first run.

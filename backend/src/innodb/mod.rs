@@ -16,7 +16,6 @@
 //! `ExecError`, and the HTTP layer's 503 names MariaDB.
 
 mod actor;
-mod answer;
 mod database;
 mod holders;
 mod monitor;
@@ -26,6 +25,7 @@ use std::time::Duration;
 
 use shared::{Schedule, Trace};
 use sqlx::mysql::{MySqlConnectOptions, MySqlPool, MySqlPoolOptions};
+use sqlx::ConnectOptions;
 
 pub use crate::executor::ExecError;
 pub use database::sweep as sweep_stale_databases;
@@ -57,10 +57,18 @@ pub fn url() -> String {
 /// as a fault). The runs' own connections are opened with the pool's options; the pool itself
 /// only makes, drops and sweeps the runs' databases.
 pub fn pool(url: &str) -> Result<MySqlPool, sqlx::Error> {
-    let options: MySqlConnectOptions = url.parse()?;
+    let options: MySqlConnectOptions = url
+        .parse::<MySqlConnectOptions>()?
+        // A statement blocked on a lock is the point of a run, not a slow query worth a warning.
+        .log_slow_statements(log::LevelFilter::Off, Duration::from_secs(60))
+        .log_statements(log::LevelFilter::Trace);
     Ok(MySqlPoolOptions::new()
         .max_connections(4)
         .acquire_timeout(Duration::from_secs(5))
+        // No maintenance task: the pool can be made outside a runtime (`default_pool`), and a
+        // connection idle since another runtime ended is found dead when taken (sqlx pings it).
+        .idle_timeout(None)
+        .max_lifetime(None)
         .connect_lazy_with(options))
 }
 
@@ -125,17 +133,30 @@ pub async fn execute_within(
 ) -> Result<Trace, ExecError> {
     database::sweep_once(pool);
     let deadline = tokio::time::Instant::now() + limit;
-    // A server that accepts and never answers: the set-up is bounded too (a database it made
-    // meanwhile is swept later).
-    let mut session = tokio::time::timeout_at(deadline, database::Session::open(pool, schedule))
+    // A server that accepts and never answers: the set-up is bounded too. A database it made
+    // meanwhile, or one a clean-up could not drop, is swept soon after.
+    let opened = tokio::time::timeout_at(deadline, database::Session::open(pool, schedule))
         .await
-        .map_err(|_| ExecError::Timeout(limit))??;
+        .map_err(|_| ExecError::Timeout(limit))
+        .and_then(|opened| opened);
+    let mut session = match opened {
+        Ok(session) => session,
+        Err(e) => {
+            database::sweep_soon(pool);
+            return Err(e);
+        }
+    };
     let run = run::Driver::new(schedule, &mut session).run();
     let result = match tokio::time::timeout_at(deadline, run).await {
         Ok(result) => result,
         Err(_) => Err(ExecError::Timeout(limit)),
     };
     let cleanup = tokio::spawn(session.close(pool.clone()));
-    let _ = tokio::time::timeout(CLEANUP_BOUND, cleanup).await;
+    if !matches!(
+        tokio::time::timeout(CLEANUP_BOUND, cleanup).await,
+        Ok(Ok(true))
+    ) {
+        database::sweep_soon(pool);
+    }
     result
 }

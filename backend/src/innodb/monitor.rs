@@ -5,9 +5,9 @@
 //! statement it runs. That makes the blocking check safe: InnoDB refills the cache behind
 //! INNODB_TRX and INNODB_LOCK_WAITS only when nobody read it for 0.1 s (trx0i_s.cc), so a
 //! reading may be stale; every check carries a mark of its own in its text, and a reading whose
-//! own row does not show that mark is stale and read again. The runs of every process of ours
-//! take turns (`GATE_LOCK`, a named lock on the server), each waiting the cache's idle time
-//! first, so that theirs never are.
+//! own row does not show that mark is stale and read again after the cache's idle time. The
+//! runs of every process of ours take turns (`GATE_LOCK`, a named lock on the server) from a
+//! first reading to a fresh one, so that they never spoil each other's wait.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
@@ -29,7 +29,7 @@ use crate::executor::ExecError;
 const CACHE_IDLE: Duration = Duration::from_millis(105);
 /// How many stale readings in a row before the check gives up (another client of the server
 /// reads the lock tables all the time).
-const STALE_TRIES: usize = 50;
+const STALE_TRIES: usize = 100;
 
 /// Which server: where it shows who waits for whom.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -82,11 +82,11 @@ impl Flavor {
 /// the last fresh reading: when it was sent, and its rows. A reading shows every transaction
 /// of the server, so a run that asked before it was sent takes it as its own (its rows are
 /// at least as new as a reading of its own would be), and the runs of a process share their
-/// readings instead of taking 0.1 s turns each.
+/// readings instead of taking turns each.
 static TURN: Mutex<Option<(Instant, Vec<TrxRow>)>> = Mutex::const_new(None);
 
 /// The server's named lock that every run's reader of InnoDB's lock tables holds, across
-/// processes, from before its wait of `CACHE_IDLE` to after its reading.
+/// processes, from its first reading to its fresh one.
 const GATE_LOCK: &str = "lastseat_innodb_lock_tables";
 /// How long a reader waits for its turn.
 const GATE_WAIT: Duration = Duration::from_secs(20);
@@ -187,6 +187,10 @@ impl Monitor {
     /// The lock state of the sessions `threads`, each blocked (or not) by any session, as one
     /// fresh reading of InnoDB's lock tables shows it. Blocked means waiting for a row lock:
     /// a statement that is only slow is not.
+    ///
+    /// The reader holds its turn (`TURN` in this process, `GATE_LOCK` across processes) from
+    /// its first reading to its fresh one: a reading is tried at once, and after a stale one
+    /// the cache's idle time is waited (no reader of ours can spoil it meanwhile).
     pub async fn blocking(&mut self, threads: &[i64]) -> Result<Vec<Blocking>, ExecError> {
         let asked = Instant::now();
         let rows = {
@@ -194,7 +198,24 @@ impl Monitor {
             match &*turn {
                 Some((sent, rows)) if *sent >= asked => rows.clone(),
                 _ => {
-                    let (sent, rows) = self.read_fresh().await?;
+                    let got: Option<i64> =
+                        sqlx::query_scalar("select cast(get_lock(?, ?) as signed)")
+                            .bind(GATE_LOCK)
+                            .bind(GATE_WAIT.as_secs())
+                            .fetch_one(&mut self.conn)
+                            .await?;
+                    if got != Some(1) {
+                        return Err(ExecError::Unexpected(format!(
+                            "no turn to read InnoDB's lock tables within {} s (GET_LOCK('{GATE_LOCK}'))",
+                            GATE_WAIT.as_secs()
+                        )));
+                    }
+                    let reading = self.fresh_reading().await;
+                    sqlx::query("do release_lock(?)")
+                        .bind(GATE_LOCK)
+                        .execute(&mut self.conn)
+                        .await?;
+                    let (sent, rows) = reading?;
                     *turn = Some((sent, rows.clone()));
                     rows
                 }
@@ -233,28 +254,20 @@ impl Monitor {
         Ok(states)
     }
 
-    /// A fresh reading of InnoDB's lock tables (every transaction of the server, with whom it
-    /// waits for), in this process's turn and the server's (`GATE_LOCK`): when it was sent, and
-    /// its rows.
-    async fn read_fresh(&mut self) -> Result<(Instant, Vec<TrxRow>), ExecError> {
+    /// `blocking`'s readings, holding the turn, until one is fresh: when it was sent, and its
+    /// rows (every transaction of the server).
+    async fn fresh_reading(&mut self) -> Result<(Instant, Vec<TrxRow>), ExecError> {
         static MARK: AtomicU64 = AtomicU64::new(0);
-        for _ in 0..STALE_TRIES {
-            // Every reader of another process of ours holds the server's named lock from before
-            // its wait to after its reading: once we hold it, a wait of the cache's idle time
-            // makes the next reading a fresh one (a stranger's reading meanwhile is caught by
-            // the mark).
-            let got: Option<i64> = sqlx::query_scalar("select cast(get_lock(?, ?) as signed)")
-                .bind(GATE_LOCK)
-                .bind(GATE_WAIT.as_secs())
-                .fetch_one(&mut self.conn)
-                .await?;
-            if got != Some(1) {
-                return Err(ExecError::Unexpected(format!(
-                    "no turn to read InnoDB's lock tables within {} s (GET_LOCK('{GATE_LOCK}'))",
-                    GATE_WAIT.as_secs()
-                )));
+        for tries in 0..STALE_TRIES {
+            if tries > 0 {
+                // Stale: wait out the cache's idle time since that reading, and step off the
+                // beat of a stranger that reads them too.
+                let off = match tries {
+                    1 => 0,
+                    _ => rand::random::<u64>() % CACHE_IDLE.as_millis() as u64,
+                };
+                tokio::time::sleep(CACHE_IDLE + Duration::from_millis(off)).await;
             }
-            tokio::time::sleep(CACHE_IDLE).await;
             let mark = format!("lastseat-check-{}", MARK.fetch_add(1, Ordering::Relaxed));
             let query = format!(
                 "select cast(t.trx_mysql_thread_id as signed), t.trx_state,
@@ -265,13 +278,7 @@ impl Monitor {
                 self.flavor.waits()
             );
             let sent = Instant::now();
-            let rows: Result<Vec<TrxRow>, _> =
-                sqlx::query_as(&query).fetch_all(&mut self.conn).await;
-            sqlx::query("do release_lock(?)")
-                .bind(GATE_LOCK)
-                .execute(&mut self.conn)
-                .await?;
-            let rows = rows?;
+            let rows: Vec<TrxRow> = sqlx::query_as(&query).fetch_all(&mut self.conn).await?;
             let fresh = rows
                 .iter()
                 .any(|(thread, _, query, ..)| *thread == self.thread && query.contains(&mark));

@@ -15,8 +15,7 @@ use shared::outcome::{EntryTrace, Tables, Trace};
 use shared::schedule::{Op, Schedule, ScheduleError};
 use shared::sql::Statement;
 
-use super::actor::Completion;
-use super::answer;
+use super::actor::{self, Completion};
 use super::database::Session;
 use crate::executor::answer::fetch_of;
 use crate::executor::waits::WaitGraph;
@@ -244,7 +243,7 @@ impl<'a> Driver<'a> {
         })?;
         self.by[a].clear();
         let op = &self.schedule.actors()[a].program[p.op_index];
-        let (result, seen) = answer::step(op, c.answer, self.clients.clock)?;
+        let (result, seen) = actor::step(op, c.answer, self.clients.clock)?;
         // Whether the connection was in a transaction is the server's to say (after a deadlock
         // it is in autocommit, whatever the client remembers): the tables are read again after
         // every answer that may have committed a change, and a change not committed yet reads

@@ -61,9 +61,10 @@ pub async fn command(file: &Path, jobs: Option<usize>, limit: u64, phases: bool)
         }
     };
     println!(
-        "{}: {}, {jobs} at a time on PostgreSQL",
+        "{}: {}, {jobs} at a time on {}",
         file.display(),
-        plan.coverage().words()
+        plan.coverage().words(),
+        schedule.database().product()
     );
     let bar = ProgressBar::new(plan.orders.len() as u64);
     if let Ok(style) =

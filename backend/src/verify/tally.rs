@@ -186,8 +186,9 @@ impl Tally {
             headline: String::new(),
             detail: String::new(),
         };
-        summary.headline = super::words::headline(&summary);
-        summary.detail = super::words::detail(&summary);
+        let server = self.schedule.database().product();
+        summary.headline = super::words::headline(&summary, server);
+        summary.detail = super::words::detail(&summary, server);
         summary
     }
 }

@@ -8,8 +8,9 @@ use shared::view::display_name;
 
 use super::Summary;
 
-/// "All 90 orders: the model and PostgreSQL agree." and its variants.
-pub fn headline(s: &Summary) -> String {
+/// "All 90 orders: the model and PostgreSQL agree." and its variants, `server` the database
+/// the orders ran on ("PostgreSQL", "MariaDB").
+pub fn headline(s: &Summary, server: &str) -> String {
     if s.disagreed > 0 {
         let first = s
             .first_disagreement
@@ -18,28 +19,28 @@ pub fn headline(s: &Summary) -> String {
             .map(|d| format!(" The first: {d}."))
             .unwrap_or_default();
         return format!(
-            "{} of {} orders: PostgreSQL answered differently from the model, where the model \
+            "{} of {} orders: {server} answered differently from the model, where the model \
              names no race.{first}",
             s.disagreed, s.run
         );
     }
     match (&s.stopped, s.run) {
         (Some(why), run) => format!(
-            "The model and PostgreSQL agree on the {run} orders that ran; then the proof \
+            "The model and {server} agree on the {run} orders that ran; then the proof \
              stopped: {why}."
         ),
-        (None, 1) => "The only order: the model and PostgreSQL agree.".to_string(),
-        (None, run) => format!("All {run} orders: the model and PostgreSQL agree."),
+        (None, 1) => format!("The only order: the model and {server} agree."),
+        (None, run) => format!("All {run} orders: the model and {server} agree."),
     }
 }
 
-/// The races the model named that PostgreSQL took, the orders per verdict, the speed.
-pub fn detail(s: &Summary) -> String {
+/// The races the model named that the server took, the orders per verdict, the speed.
+pub fn detail(s: &Summary, server: &str) -> String {
     let mut out = String::new();
     if s.races > 0 {
         out += &format!(
             "In {} of them the sessions that one commit or rollback woke ran in another order \
-             than the model's: it names that race in advance, and PostgreSQL may go either \
+             than the model's: it names that race in advance, and {server} may go either \
              way. ",
             s.races
         );
@@ -50,7 +51,7 @@ pub fn detail(s: &Summary) -> String {
         .map(|v| format!("{} {}", v.words, v.orders))
         .collect();
     out + &format!(
-        "Orders by the model's verdict: {}. PostgreSQL ran {:.0} of them a second.",
+        "Orders by the model's verdict: {}. {server} ran {:.0} of them a second.",
         counts.join("; "),
         s.runs_per_second
     )

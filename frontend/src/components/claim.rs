@@ -35,7 +35,7 @@ fn Table(families: Vec<Family>) -> impl IntoView {
         <p role="status" data-testid="claim-summary">
             {format!("The claim holds in {holds} of {} scenarios: every order answered alike, step by step.", families.len())}
         </p>
-        <div class="table-scroll">
+        <div class="table-scroll" tabindex="0" role="region" aria-label="Every scenario on both databases">
             <table class="data">
                 <thead>
                     <tr>
@@ -43,24 +43,27 @@ fn Table(families: Vec<Family>) -> impl IntoView {
                         <th scope="col">"Orders"</th>
                         <th scope="col">"Alike"</th>
                         <th scope="col">"Verdict differs"</th>
+                        <th scope="col">"Steps differ"</th>
                         <th scope="col">"Cannot run on InnoDB"</th>
                         <th scope="col">"An order that tells them apart"</th>
                     </tr>
                 </thead>
                 <tbody>
                     {families.into_iter().map(|f| {
-                        let example = f.example.as_ref().map_or(String::from("—"), |(order, c)| format!(
-                            "{}: PostgreSQL: {}. InnoDB: {}.",
-                            order.join(" "), c.sides[0].headline, c.sides[1].headline
-                        ));
+                        let example = f.example.as_ref().map(|(order, c)| view! {
+                            <code>{order.join(" ")}</code>
+                            <br />{format!("PostgreSQL: {}.", c.sides[0].headline)}
+                            <br />{format!("InnoDB: {}.", c.sides[1].headline)}
+                        });
                         view! {
                             <tr class:bad=!f.holds()>
                                 <th scope="row">{f.title}</th>
                                 <td class="num">{f.orders}</td>
                                 <td class="num">{f.same}</td>
                                 <td class="num">{f.verdict_differs}</td>
+                                <td class="num">{f.steps_differ}</td>
                                 <td class="num">{f.cannot_run}</td>
-                                <td>{example}</td>
+                                <td class="claim-example">{example}</td>
                             </tr>
                         }
                     }).collect_view()}

@@ -72,7 +72,10 @@ pub fn RealPanel() -> impl IntoView {
                     class="primary"
                     on:click=run
                     disabled=move || !available() || lab.real.get() == RealRun::Running
-                    data-testid=move || format!("run-{}", server().to_lowercase())
+                    data-testid=move || match database.get() {
+                        Database::Postgresql => "run-postgres",
+                        Database::Innodb => "run-mariadb",
+                    }
                 >
                     {move || format!("Run on {}", server())}
                 </button>

@@ -29,7 +29,8 @@ pub(crate) struct WaitNote {
     pub seat: u8,
     /// It waits for the row lock's holder (not for waiters ahead of it).
     pub for_holder: bool,
-    /// InnoDB: the actors it waits for that are waiting ahead of it (not holding), as a mask.
+    /// InnoDB: the actors it waits for that only wait ahead of it (holding no lock in its way),
+    /// as a mask.
     pub queued: u32,
     /// InnoDB: what kind of lock it waits for (`None` on PostgreSQL).
     pub innodb: Option<InnoWait>,

@@ -7,7 +7,7 @@ use crate::assess::assess;
 use crate::engine::simulate;
 use std::collections::BTreeMap;
 
-use crate::outcome::{Outcome, Verdict};
+use crate::outcome::{Entry, Outcome, StepResult, Verdict};
 use crate::schedule::{Database, Schedule, ScheduleError};
 
 use super::headline;
@@ -112,14 +112,14 @@ fn side(database: Database, schedule: &Schedule, outcome: Result<Outcome, Schedu
 }
 fn divergence(a: &Outcome, b: &Outcome) -> Option<Divergence> {
     let k = a.entries.iter().zip(&b.entries).position(|(x, y)| {
-        x.step != y.step
+        !alike(x, y)
             || x.trace.completed_after != y.trace.completed_after
             || x.trace.tables != y.trace.tables
     })?;
     let (x, y) = (&a.entries[k], &b.entries[k]);
     // A step that waited on both sides is decided by the entry that let it go on; where both
     // let it go in the same entry, that entry's reasons say what each database did with it.
-    let decided = |o: &Outcome, e: &crate::outcome::Entry| {
+    let decided = |o: &Outcome, e: &Entry| {
         let at = e.trace.completed_after.unwrap_or(k);
         o.entries
             .get(at)
@@ -134,4 +134,23 @@ fn divergence(a: &Outcome, b: &Outcome) -> Option<Divergence> {
         steps: [x.step.clone(), y.step.clone()],
         reasons,
     })
+}
+
+/// Whether two entries were answered alike: the same step, or the same error in each
+/// database's own words (23505 and 1062 both refuse a second ticket), after the same wait.
+fn alike(x: &Entry, y: &Entry) -> bool {
+    if x.step == y.step {
+        return true;
+    }
+    let waited = |e: &Entry| e.step.starts_with("waiting>");
+    let code = |e: &Entry| e.trace.result.as_ref().and_then(StepResult::code).cloned();
+    match (code(x), code(y)) {
+        (Some(p), Some(q)) => {
+            waited(x) == waited(y)
+                && ((p.is_duplicate() && q.is_duplicate())
+                    || (p.is_deadlock() && q.is_deadlock())
+                    || (p.is_busy() && q.is_busy()))
+        }
+        _ => false,
+    }
 }

@@ -41,12 +41,21 @@ impl Engine<'_> {
         let i = self.waiting_lock(actor)?;
         let w = self.inno.locks.list[i];
         let seat = self.running[actor].as_ref()?.pending.map_or(0, |p| p.0);
+        // Those that only wait ahead of it; one that holds a lock in the way counts as a holder,
+        // even if it also waits (a shared lock it wants to make exclusive).
+        let holding = self
+            .inno
+            .locks
+            .blockers(i)
+            .filter(|l| !l.waiting)
+            .fold(0u32, |m, l| m | 1 << l.actor);
         let queued = self
             .inno
             .locks
             .blockers(i)
             .filter(|l| l.waiting)
-            .fold(0u32, |m, l| m | 1 << l.actor);
+            .fold(0u32, |m, l| m | 1 << l.actor)
+            & !holding;
         let (on, kind) = match (w.rec, w.span) {
             (Rec::Seat(s), _) => (WaitOn::Row(s, 0), InnoWait::Row),
             (_, Span::Insert) => (WaitOn::Row(seat, 0), InnoWait::Gap),

@@ -65,6 +65,6 @@ pub(super) fn victims(victims: &[String], own: &str) -> String {
         format!("{}'", join(victims))
     };
     format!(
-        "deadlock: InnoDB rolled {whose} whole transaction back the moment the cycle closed, as the lightest on it (1213); {own}"
+        "deadlock: InnoDB rolled {whose} whole transaction back the moment the cycle closed, one with the fewest changes and locks on the cycle (1213); {own}"
     )
 }
