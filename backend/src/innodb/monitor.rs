@@ -12,6 +12,8 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
+use tokio::time::Instant;
+
 use shared::outcome::{BookingRow, SeatRow, Tables};
 use shared::schedule::SeatStatus;
 use shared::sql::innodb;
@@ -20,6 +22,7 @@ use sqlx::{Executor, Row};
 use tokio::sync::Mutex;
 
 use super::actor::text;
+use super::holders;
 use crate::executor::ExecError;
 
 /// How long InnoDB keeps serving its INFORMATION_SCHEMA cache after a reading, plus a margin.
@@ -46,11 +49,24 @@ impl Flavor {
         }
     }
 
+    /// The blocking lock when its transaction has no id (`holders`), else null.
+    fn anonymous_blocker(self) -> &'static str {
+        match self {
+            Flavor::MariaDb => "case when w.blocking_trx_id = 0 then w.blocking_lock_id end",
+            Flavor::MySql => "cast(null as char)",
+        }
+    }
+
     fn waits(self) -> &'static str {
         match self {
             Flavor::MariaDb => {
-                "left join information_schema.innodb_lock_waits w on w.requesting_trx_id = t.trx_id
-                 left join information_schema.innodb_trx b on b.trx_id = w.blocking_trx_id"
+                // A transaction without an id (trx_id 0, `holders`) is matched by the lock it
+                // waits for too, and is never joined as a blocker by its id.
+                "left join information_schema.innodb_lock_waits w
+                        on w.requesting_trx_id = t.trx_id
+                       and w.requested_lock_id = t.trx_requested_lock_id
+                 left join information_schema.innodb_trx b
+                        on b.trx_id = w.blocking_trx_id and b.trx_id <> 0"
             }
             Flavor::MySql => {
                 "left join performance_schema.data_lock_waits w
@@ -62,8 +78,12 @@ impl Flavor {
     }
 }
 
-/// One reader of InnoDB's lock tables at a time in this process (its turn at `GATE_LOCK`).
-static TURN: Mutex<()> = Mutex::const_new(());
+/// One reader of InnoDB's lock tables at a time in this process (its turn at `GATE_LOCK`), and
+/// the last fresh reading: when it was sent, and its rows. A reading shows every transaction
+/// of the server, so a run that asked before it was sent takes it as its own (its rows are
+/// at least as new as a reading of its own would be), and the runs of a process share their
+/// readings instead of taking turns each.
+static TURN: Mutex<Option<(Instant, Vec<TrxRow>)>> = Mutex::const_new(None);
 
 /// The server's named lock that every run's reader of InnoDB's lock tables holds, across
 /// processes, from its first reading to its fresh one.
@@ -72,8 +92,8 @@ const GATE_LOCK: &str = "lastseat_innodb_lock_tables";
 const GATE_WAIT: Duration = Duration::from_secs(20);
 
 /// A row of the reading: a transaction's thread, state and statement, one thread it waits
-/// for (if any), and the reading's mark.
-type TrxRow = (i64, String, String, Option<i64>, String);
+/// for (if any), and the reading's mark, and the lock it waits for when its holder has no id.
+type TrxRow = (i64, String, String, Option<i64>, String, Option<String>);
 
 /// One session's lock state: waiting for a lock (`blocked`), behind the sessions `by`.
 #[derive(Debug, Default)]
@@ -172,28 +192,71 @@ impl Monitor {
     /// its first reading to its fresh one: a reading is tried at once, and after a stale one
     /// the cache's idle time is waited (no reader of ours can spoil it meanwhile).
     pub async fn blocking(&mut self, threads: &[i64]) -> Result<Vec<Blocking>, ExecError> {
-        let _turn = TURN.lock().await;
-        let got: Option<i64> = sqlx::query_scalar("select cast(get_lock(?, ?) as signed)")
-            .bind(GATE_LOCK)
-            .bind(GATE_WAIT.as_secs())
-            .fetch_one(&mut self.conn)
-            .await?;
-        if got != Some(1) {
-            return Err(ExecError::Unexpected(format!(
-                "no turn to read InnoDB's lock tables within {} s (GET_LOCK('{GATE_LOCK}'))",
-                GATE_WAIT.as_secs()
-            )));
+        let asked = Instant::now();
+        let rows = {
+            let mut turn = TURN.lock().await;
+            match &*turn {
+                Some((sent, rows)) if *sent >= asked => rows.clone(),
+                _ => {
+                    let got: Option<i64> =
+                        sqlx::query_scalar("select cast(get_lock(?, ?) as signed)")
+                            .bind(GATE_LOCK)
+                            .bind(GATE_WAIT.as_secs())
+                            .fetch_one(&mut self.conn)
+                            .await?;
+                    if got != Some(1) {
+                        return Err(ExecError::Unexpected(format!(
+                            "no turn to read InnoDB's lock tables within {} s (GET_LOCK('{GATE_LOCK}'))",
+                            GATE_WAIT.as_secs()
+                        )));
+                    }
+                    let reading = self.fresh_reading().await;
+                    sqlx::query("do release_lock(?)")
+                        .bind(GATE_LOCK)
+                        .execute(&mut self.conn)
+                        .await?;
+                    let (sent, rows) = reading?;
+                    *turn = Some((sent, rows.clone()));
+                    rows
+                }
+            }
+        };
+        let mut states: Vec<Blocking> = threads.iter().map(|_| Blocking::default()).collect();
+        let mut anonymous = Vec::new();
+        for (thread, state, _, by, _, lock) in rows {
+            let Some(i) = threads.iter().position(|&t| t == thread) else {
+                continue;
+            };
+            states[i].blocked |= state == "LOCK WAIT";
+            if let Some(by) = by {
+                if !states[i].by.contains(&by) {
+                    states[i].by.push(by);
+                }
+            }
+            if let Some(record) = lock.as_deref().and_then(holders::record_of) {
+                anonymous.push((i, record));
+            }
         }
-        let states = self.fresh_reading(threads).await;
-        sqlx::query("do release_lock(?)")
-            .bind(GATE_LOCK)
-            .execute(&mut self.conn)
-            .await?;
-        states
+        if !anonymous.is_empty() {
+            // Blockers without an id: the transactions without one that lock its record.
+            let holders = holders::without_id(&mut self.conn).await?;
+            for (i, record) in anonymous {
+                for (thread, records) in &holders {
+                    if *thread != threads[i]
+                        && records.contains(&record)
+                        && !states[i].by.contains(thread)
+                    {
+                        states[i].by.push(*thread);
+                    }
+                }
+            }
+        }
+        Ok(states)
     }
 
-    /// `blocking`'s readings, holding the turn, until one is fresh.
-    async fn fresh_reading(&mut self, threads: &[i64]) -> Result<Vec<Blocking>, ExecError> {
+    /// `blocking`'s readings, holding the turn, until one is fresh: when it was sent, and its
+    /// rows (every transaction of the server).
+    async fn fresh_reading(&mut self) -> Result<(Instant, Vec<TrxRow>), ExecError> {
         static MARK: AtomicU64 = AtomicU64::new(0);
         for tries in 0..STALE_TRIES {
             if tries > 0 {
@@ -208,30 +271,20 @@ impl Monitor {
             let mark = format!("lastseat-check-{}", MARK.fetch_add(1, Ordering::Relaxed));
             let query = format!(
                 "select cast(t.trx_mysql_thread_id as signed), t.trx_state,
-                        coalesce(t.trx_query, ''), cast(b.trx_mysql_thread_id as signed), '{mark}'
+                        coalesce(t.trx_query, ''), cast(b.trx_mysql_thread_id as signed), '{mark}',
+                        {}
                    from information_schema.innodb_trx t {}",
+                self.flavor.anonymous_blocker(),
                 self.flavor.waits()
             );
+            let sent = Instant::now();
             let rows: Vec<TrxRow> = sqlx::query_as(&query).fetch_all(&mut self.conn).await?;
             let fresh = rows
                 .iter()
-                .any(|(thread, _, query, _, _)| *thread == self.thread && query.contains(&mark));
-            if !fresh {
-                continue;
+                .any(|(thread, _, query, ..)| *thread == self.thread && query.contains(&mark));
+            if fresh {
+                return Ok((sent, rows));
             }
-            let mut states: Vec<Blocking> = threads.iter().map(|_| Blocking::default()).collect();
-            for (thread, state, _, by, _) in rows {
-                let Some(i) = threads.iter().position(|&t| t == thread) else {
-                    continue;
-                };
-                states[i].blocked |= state == "LOCK WAIT";
-                if let Some(by) = by {
-                    if !states[i].by.contains(&by) {
-                        states[i].by.push(by);
-                    }
-                }
-            }
-            return Ok(states);
         }
         Err(ExecError::Unexpected(format!(
             "InnoDB's lock tables were stale {STALE_TRIES} times in a row: something else \

@@ -26,13 +26,16 @@ pub(crate) enum Rec {
     Ticket(u8),
     /// The supremum of `booking_seats`' index: the gap after its last ticket.
     TicketEnd,
+    /// The supremum of `show_seats`' primary key: locked only by a SKIP LOCKED lookup that
+    /// skipped the show's last seat (`rows`).
+    SeatEnd,
 }
 
 impl Rec {
     /// Which index: locks of one transaction share a lock struct only within one index page.
     fn index(self) -> u8 {
         match self {
-            Rec::Seat(_) => 0,
+            Rec::Seat(_) | Rec::SeatEnd => 0,
             _ => 1,
         }
     }
@@ -53,6 +56,9 @@ pub(crate) enum Span {
     Gap,
     /// An insert's intention to insert into the gap before the record.
     Insert,
+    /// The record and the gap before it (LOCK_ORDINARY): only ever on `Rec::SeatEnd`, where it
+    /// is a struct apart from a gap lock's.
+    NextKey,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -74,7 +80,7 @@ pub(crate) fn has_to_wait(rec: Rec, mode: Mode, span: Span, other: &Lock) -> boo
     if mode == Mode::S && other.mode == Mode::S {
         return false;
     }
-    if (rec == Rec::TicketEnd || span == Span::Gap) && span != Span::Insert {
+    if (matches!(rec, Rec::TicketEnd | Rec::SeatEnd) || span == Span::Gap) && span != Span::Insert {
         return false;
     }
     if span != Span::Insert && other.span == Span::Gap {

@@ -77,7 +77,7 @@ impl Engine<'_> {
         let row = Rec::Seat(seat as u8);
         live.holder = locks
             .iter()
-            .find(|l| l.rec == row && !l.waiting)
+            .find(|l| l.rec == row && !l.waiting && l.span != Span::Gap)
             .map(|l| l.actor);
         live.queue = locks
             .iter()
