@@ -121,7 +121,7 @@ pub async fn replay_in(
         }
         Err(e) => return Err(e),
     };
-    let mut differences = compare_in(schedule.scenario().clock_unit, &simulated, &real);
+    let mut differences = compare_in(schedule, &simulated, &real);
     if let (false, Some(note)) = (differences.is_empty(), race_note(&simulated)) {
         // Say first why they may differ: the model knew this order leaves it to chance.
         differences.insert(0, note);

@@ -15,7 +15,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use futures::stream::{self, StreamExt};
-use shared::assess::{assess, check_expect, compare};
+use shared::assess::{assess, check_expect, compare_in};
 use shared::schedule::Database;
 use shared::{explorer, scenarios, Schedule};
 use sqlx::mysql::MySqlPool;
@@ -64,7 +64,10 @@ async fn run_both(pool: &MySqlPool, schedule: &Schedule) -> (Vec<String>, Vec<St
         }
         Err(e) => return (vec![format!("the executor failed: {e}")], Vec::new()),
     };
-    (compare(&simulated, &real), check_expect(schedule, &real))
+    (
+        compare_in(schedule, &simulated, &real),
+        check_expect(schedule, &real),
+    )
 }
 
 /// `schedule` on InnoDB, or why the InnoDB model refuses it (said, and counted).

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 
-use shared::assess::{assess, compare};
+use shared::assess::{assess, compare_in};
 use shared::outcome::StepResult;
 use shared::schedule::Condition;
 use shared::Schedule;
@@ -63,7 +63,7 @@ pub async fn judge(target: &Target, case: &Case) -> (Verdict, Vec<String>) {
         .map(|t| assess(schedule, t))
         .map_err(|e| format!("the executor failed: {e}"));
     let (differences, seen) = match (simulated, real) {
-        (Ok(s), Ok(r)) => (compare(&s, &r), what_happened(schedule, &r)),
+        (Ok(s), Ok(r)) => (compare_in(schedule, &s, &r), what_happened(schedule, &r)),
         (s, r) => (vec![format!("{:?} / {:?}", s.err(), r.err())], Vec::new()),
     };
     let verdict = if differences.is_empty() {

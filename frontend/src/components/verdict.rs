@@ -79,7 +79,7 @@ pub fn Verdict() -> impl IntoView {
                                 <p class="race-note" data-testid="race-note">
                                     <strong>{format!("Step {} is a race on a real server. ", k + 1)}</strong>
                                     "The sessions that one commit or rollback wakes run in whichever order the machine picks. \
-                                     The model lets the one that waited first go first; a run on PostgreSQL may take another order from there."
+                                     The model lets the one that waited first go first; a run on the real database may take another order from there."
                                 </p>
                             })}
                         </div>

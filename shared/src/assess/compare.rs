@@ -2,7 +2,7 @@
 //! model means for a real run.
 
 use crate::outcome::{BookingRow, Outcome, SeatRow, SeenRow, StepResult, Tables, Verdict};
-use crate::schedule::ClockUnit;
+use crate::schedule::{ClockUnit, Database, Schedule};
 
 /// What the model's first race means for a real run, when the order has one (`Trace::races`).
 pub fn race_note(simulated: &Outcome) -> Option<String> {
@@ -10,27 +10,43 @@ pub fn race_note(simulated: &Outcome) -> Option<String> {
     Some(format!(
         "entry {} is a race on a real server: the sessions that one commit or rollback woke run \
          in whichever order the machine picks. The model lets the one that waited first go first; \
-         PostgreSQL may take another order from there",
+         the real server may take another order from there",
         k + 1
     ))
 }
 
 /// The differences between a simulated and a real outcome, in plain words; empty if identical.
-/// A clock in minutes; `compare_in` names the moments in the schedule's own unit.
+/// A clock in minutes, on PostgreSQL; `compare_in` names the moments in the schedule's own unit
+/// and the real side by its own server.
 pub fn compare(simulated: &Outcome, real: &Outcome) -> Vec<String> {
-    compare_in(ClockUnit::Minute, simulated, real)
+    compare_words(
+        ClockUnit::Minute,
+        Database::Postgresql.product(),
+        simulated,
+        real,
+    )
 }
 
-/// The differences between a simulated and a real outcome of a schedule whose clock counts
-/// in `unit`, in plain words; empty if identical.
-pub fn compare_in(unit: ClockUnit, simulated: &Outcome, real: &Outcome) -> Vec<String> {
+/// The differences between a simulated and a real outcome of `schedule`, in plain words (its
+/// clock's unit, its database's server); empty if identical.
+pub fn compare_in(schedule: &Schedule, simulated: &Outcome, real: &Outcome) -> Vec<String> {
+    let server = schedule.database().product();
+    compare_words(schedule.scenario().clock_unit, server, simulated, real)
+}
+
+fn compare_words(
+    unit: ClockUnit,
+    server: &str,
+    simulated: &Outcome,
+    real: &Outcome,
+) -> Vec<String> {
     let mut out = Vec::new();
     if simulated.initial != real.initial {
         out.push("the initial tables differ".to_string());
     }
     if simulated.entries.len() != real.entries.len() {
         out.push(format!(
-            "the simulator ran {} entries, PostgreSQL {}",
+            "the simulator ran {} entries, {server} {}",
             simulated.entries.len(),
             real.entries.len()
         ));
@@ -45,7 +61,7 @@ pub fn compare_in(unit: ClockUnit, simulated: &Outcome, real: &Outcome) -> Vec<S
         );
         if s.actor != r.actor || s.op_index != r.op_index {
             out.push(format!(
-                "{what}: PostgreSQL ran {}'s operation {} instead",
+                "{what}: {server} ran {}'s operation {} instead",
                 r.actor,
                 r.op_index + 1
             ));
@@ -53,28 +69,28 @@ pub fn compare_in(unit: ClockUnit, simulated: &Outcome, real: &Outcome) -> Vec<S
         }
         if s.result != r.result && !same_error(&s.result, &r.result) {
             out.push(format!(
-                "{what}: simulated {}, PostgreSQL {}",
+                "{what}: simulated {}, {server} {}",
                 describe(&s.result),
                 describe(&r.result)
             ));
         }
         if s.waited_for != r.waited_for {
             out.push(format!(
-                "{what}: simulated waiting for [{}], PostgreSQL waiting for [{}]",
+                "{what}: simulated waiting for [{}], {server} waiting for [{}]",
                 s.waited_for.join(", "),
                 r.waited_for.join(", ")
             ));
         }
         if s.completed_after != r.completed_after {
             out.push(format!(
-                "{what}: simulated completing {}, PostgreSQL {}",
+                "{what}: simulated completing {}, {server} {}",
                 when(s.completed_after),
                 when(r.completed_after)
             ));
         }
         if s.seen != r.seen {
             out.push(format!(
-                "{what}: the rows returned differ: simulated {}, PostgreSQL {}",
+                "{what}: the rows returned differ: simulated {}, {server} {}",
                 seen_rows(&s.seen),
                 seen_rows(&r.seen)
             ));
@@ -91,7 +107,7 @@ pub fn compare_in(unit: ClockUnit, simulated: &Outcome, real: &Outcome) -> Vec<S
     }
     if simulated.verdict != real.verdict {
         out.push(format!(
-            "the verdict differs: simulated {}, PostgreSQL {}",
+            "the verdict differs: simulated {}, {server} {}",
             verdict_words(&simulated.verdict),
             verdict_words(&real.verdict)
         ));
