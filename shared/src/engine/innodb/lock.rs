@@ -26,6 +26,10 @@ pub(crate) enum Rec {
     Ticket(u8),
     /// The supremum of `booking_seats`' index: the gap after its last ticket.
     TicketEnd,
+    /// A hold's payment in `payments`' primary key.
+    Payment(u16),
+    /// The supremum of `payments`' index.
+    PaymentEnd,
 }
 
 impl Rec {
@@ -33,7 +37,8 @@ impl Rec {
     fn index(self) -> u8 {
         match self {
             Rec::Seat(_) => 0,
-            _ => 1,
+            Rec::Ticket(_) | Rec::TicketEnd => 1,
+            Rec::Payment(_) | Rec::PaymentEnd => 2,
         }
     }
 }
@@ -74,7 +79,8 @@ pub(crate) fn has_to_wait(rec: Rec, mode: Mode, span: Span, other: &Lock) -> boo
     if mode == Mode::S && other.mode == Mode::S {
         return false;
     }
-    if (rec == Rec::TicketEnd || span == Span::Gap) && span != Span::Insert {
+    let supremum = matches!(rec, Rec::TicketEnd | Rec::PaymentEnd);
+    if (supremum || span == Span::Gap) && span != Span::Insert {
         return false;
     }
     if span != Span::Insert && other.span == Span::Gap {

@@ -27,9 +27,10 @@
 //!   released lock goes to the waiter that CATS prefers (the oldest transaction), not the first
 //!   in the queue; deadlocks are found by a background thread, and performance_schema's
 //!   data_lock_waits replaces INNODB_LOCK_WAITS.
-//! - `hold` runs the procedure `hold_seats` (`funcs`). Not modelled yet (refused when a
-//!   schedule is parsed): `confirm` (the procedure `confirm_hold`).
+//! - `hold` runs the procedure `hold_seats` (`funcs`), `confirm` the procedure `confirm_hold`
+//!   (`confirm`).
 
+mod confirm;
 mod deadlock;
 mod end;
 mod funcs;
@@ -53,6 +54,9 @@ use lock::Table;
 const IS_SEATS: u8 = 1;
 const IX_SEATS: u8 = 2;
 const IX_TICKETS: u8 = 4;
+const IS_PAY: u8 = 8;
+const IX_PAY: u8 = 16;
+const IX_REFUND: u8 = 32;
 
 /// What a statement changed, to undo it alone (a statement rollback).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -127,7 +131,11 @@ impl Inno {
     fn table_lock(&mut self, tx: TxId, lock: u8) {
         self.grow(tx);
         let held = self.tables[tx as usize];
-        let stronger = if lock == IS_SEATS { IX_SEATS } else { 0 };
+        let stronger = match lock {
+            IS_SEATS => IX_SEATS,
+            IS_PAY => IX_PAY,
+            _ => 0,
+        };
         if held & (lock | stronger) == 0 {
             self.tables[tx as usize] |= lock;
         }
@@ -228,13 +236,16 @@ impl Engine<'_> {
             _ => {}
         }
         let mut kind = super::ops::statement_kind(op, actor, cx);
-        if let Kind::Update(Upd::Claim { now, .. }) = &mut kind {
-            // The clock is the statement's parameter, read as it is sent.
-            *now = Some(now.unwrap_or(cx.clock));
+        // The clock is the statement's parameter, read as it is sent.
+        match &mut kind {
+            Kind::Update(Upd::Claim { now, .. }) => *now = Some(now.unwrap_or(cx.clock)),
+            Kind::Confirm(c) => c.called_at = Some(cx.clock),
+            _ => {}
         }
+        // `confirm_hold` runs its own transaction (START TRANSACTION … COMMIT).
         let (tx, implicit) = match self.open[actor] {
-            Some(tx) => (tx, false),
-            None => (self.db.begin(actor, Isolation::RepeatableRead), true),
+            Some(tx) if !matches!(kind, Kind::Confirm(_)) => (tx, false),
+            _ => (self.db.begin(actor, Isolation::RepeatableRead), true),
         };
         let want = self.names.op_seats[actor][op_index];
         let todo = match kind {
@@ -249,7 +260,7 @@ impl Engine<'_> {
             undo_before: self.inno.undo[tx as usize],
             ..StmtUndo::default()
         };
-        let r = Running {
+        let mut r = Running {
             entry: k,
             op_index,
             tx,
@@ -267,6 +278,7 @@ impl Engine<'_> {
             woken: None,
             woken_in: None,
         };
+        self.inno_confirm_start(&mut r);
         self.inno_drive(actor, r, ev);
     }
 
@@ -277,8 +289,8 @@ impl Engine<'_> {
             (Op::Read { .. }, _) if !self.share_read(actor, &r) => {
                 Poll::Done(self.consistent_read(&mut r))
             }
-            (_, Kind::Book { hold }) => self.inno_insert(actor, &mut r, hold),
-            (_, Kind::Confirm(_)) => unreachable!("refused on InnoDB when the schedule is parsed"),
+            (_, Kind::Book { hold }) => self.inno_insert(actor, &mut r, hold, actor as u8),
+            (_, Kind::Confirm(_)) => self.inno_confirm(actor, &mut r),
             _ => self.inno_visit_all(actor, &mut r),
         };
         match poll {

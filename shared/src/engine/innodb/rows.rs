@@ -67,7 +67,13 @@ impl Engine<'_> {
     }
 
     /// Locks `seat` for `r` (or resumes after its wait for it), then reads and updates it.
-    fn inno_visit(&mut self, actor: usize, r: &mut Running, seat: usize, mode: Mode) -> Visit {
+    pub(super) fn inno_visit(
+        &mut self,
+        actor: usize,
+        r: &mut Running,
+        seat: usize,
+        mode: Mode,
+    ) -> Visit {
         let rec = Rec::Seat(seat as u8);
         let waited = r.pending.take().is_some();
         let held = !waited && self.inno.locks.holds(r.tx, rec, mode, Span::Record);
