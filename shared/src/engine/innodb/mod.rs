@@ -52,10 +52,10 @@ use lock::Table;
 
 /// Table locks a transaction holds: each is a lock struct of its own, counted in its weight.
 const IS_SEATS: u8 = 1;
-const IX_SEATS: u8 = 2;
+const IX_SEATS: u8 = IS_SEATS << 1;
 const IX_TICKETS: u8 = 4;
 const IS_PAY: u8 = 8;
-const IX_PAY: u8 = 16;
+const IX_PAY: u8 = IS_PAY << 1;
 const IX_REFUND: u8 = 32;
 
 /// What a statement changed, to undo it alone (a statement rollback).
@@ -131,11 +131,8 @@ impl Inno {
     fn table_lock(&mut self, tx: TxId, lock: u8) {
         self.grow(tx);
         let held = self.tables[tx as usize];
-        let stronger = match lock {
-            IS_SEATS => IX_SEATS,
-            IS_PAY => IX_PAY,
-            _ => 0,
-        };
+        // (A confirm takes IS on payments before IX, never after.)
+        let stronger = if lock == IS_SEATS { IX_SEATS } else { 0 };
         if held & (lock | stronger) == 0 {
             self.tables[tx as usize] |= lock;
         }
