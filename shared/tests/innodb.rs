@@ -1,6 +1,5 @@
-//! The InnoDB model as its callers drive it: every built-in scenario raced on InnoDB is either
-//! refused when parsed, naming the operation the model does not run yet (a confirm), or walked whole by the
-//! explorer, whose engine copies must group every order exactly as simulating each order from
+//! The InnoDB model as its callers drive it: every built-in scenario raced on InnoDB (the
+//! confirms included) is walked whole by the explorer, whose engine copies must group every order exactly as simulating each order from
 //! scratch does.
 
 use std::collections::BTreeMap;
@@ -9,7 +8,7 @@ use shared::assess::assess;
 use shared::engine::simulate;
 use shared::explorer::{self, explore, Exploration, Group};
 use shared::outcome::Verdict;
-use shared::schedule::{Database, Op};
+use shared::schedule::Database;
 use shared::{scenarios, Schedule};
 
 /// Every order simulated on its own and assessed from its whole trace (as explorer_matrix.rs
@@ -51,39 +50,18 @@ fn explore_slowly(schedule: &Schedule) -> Exploration {
 }
 
 #[test]
-fn every_builtin_on_innodb_is_refused_for_a_stored_function_or_explored_like_every_order_alone() {
+fn every_builtin_on_innodb_is_explored_like_every_order_alone() {
     let mut explored = 0;
     for builtin in scenarios::all() {
-        let schedule = builtin.schedule();
-        let calls = schedule
-            .actors()
-            .iter()
-            .any(|a| a.program.iter().any(|op| matches!(op, Op::Confirm { .. })));
-        match schedule.on(Database::Innodb) {
-            Err(e) => {
-                assert!(calls, "{}: refused on InnoDB: {e}", builtin.id);
-                assert!(
-                    e.field.starts_with("actors."),
-                    "{}: {}",
-                    builtin.id,
-                    e.field
-                );
-                assert!(
-                    e.message.contains("confirm_hold"),
-                    "{}: {}",
-                    builtin.id,
-                    e.message
-                );
-            }
-            Ok(on) => {
-                assert!(!calls, "{}: a confirm was let through", builtin.id);
-                assert_eq!(on.database(), Database::Innodb);
-                let fast = explore(&on, u64::MAX);
-                assert!(fast.complete, "{}: cut short", builtin.id);
-                assert_eq!(fast, explore_slowly(&on), "{}", builtin.id);
-                explored += 1;
-            }
-        }
+        let on = builtin
+            .schedule()
+            .on(Database::Innodb)
+            .unwrap_or_else(|e| panic!("{}: refused on InnoDB: {e}", builtin.id));
+        assert_eq!(on.database(), Database::Innodb);
+        let fast = explore(&on, u64::MAX);
+        assert!(fast.complete, "{}: cut short", builtin.id);
+        assert_eq!(fast, explore_slowly(&on), "{}", builtin.id);
+        explored += 1;
     }
     assert!(explored > 5, "only {explored} built-ins explored on InnoDB");
 }

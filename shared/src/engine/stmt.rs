@@ -174,6 +174,10 @@ pub(crate) struct Confirm {
     pub called_at: Option<i64>,
     pub seats: u64,
     pub inserting: bool,
+    /// InnoDB's `confirm_hold`: how far it got (`innodb::confirm`), and the seats it found
+    /// valid on their locked rows.
+    pub stage: u8,
+    pub valid: u64,
 }
 
 /// The result of visiting a row.

@@ -45,6 +45,9 @@ pub(crate) enum InnoWait {
     Duplicate,
     /// An insert intention on a gap that another transaction's gap lock covers.
     Gap,
+    /// `confirm_hold`'s payment: its insert intention on a gap of `payments` that another
+    /// confirm's share-mode read locks.
+    Payment,
 }
 
 /// One entry, as it happened.

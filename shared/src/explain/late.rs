@@ -22,7 +22,9 @@ impl Late {
     fn why(&self) -> &'static str {
         match self.now {
             Now::Statement => "the check used the time its statement began",
-            _ => "the check used the time the transaction began",
+            // Only InnoDB books late so: the call is given the clock as it is sent.
+            Now::Evaluation => "the check used the clock the call was sent with, before it waited",
+            Now::Transaction => "the check used the time the transaction began",
         }
     }
 

@@ -18,32 +18,6 @@ pub(super) fn version(version: i64) -> Result<(), ScheduleError> {
     ))
 }
 
-/// What the model of the file's database runs. InnoDB's model does not run `confirm_hold` yet:
-/// a file that confirms on InnoDB is refused, naming the operation, rather than raced on a
-/// guess.
-pub(super) fn database(
-    database: super::Database,
-    actors: &[super::Actor],
-) -> Result<(), ScheduleError> {
-    if database != super::Database::Innodb {
-        return Ok(());
-    }
-    for actor in actors {
-        for (i, op) in actor.program.iter().enumerate() {
-            if let super::Op::Confirm { .. } = op {
-                return Err(ScheduleError::new(
-                    format!("actors.{}[{i}]", actor.name),
-                    format!(
-                        "{} calls the stored procedure confirm_hold, which the InnoDB model does not run yet: race this file on PostgreSQL (remove \"engine\"), or book the seats instead",
-                        op.name()
-                    ),
-                ));
-            }
-        }
-    }
-    Ok(())
-}
-
 /// The scenario with its limits checked and its seats sorted by id.
 pub(super) fn scenario(mut scenario: Scenario) -> Result<Scenario, ScheduleError> {
     if !(1..=1440).contains(&scenario.hold_minutes) {

@@ -117,7 +117,6 @@ impl Schedule {
                 })
                 .collect::<Result<Vec<_>, _>>()?
         };
-        check::database(file.engine, &actors)?;
         let order = order::given(&file.order, &actors)?;
         let mut schedule = Schedule {
             name: file.name,

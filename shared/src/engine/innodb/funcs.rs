@@ -6,10 +6,7 @@
 //! holds them all or none. The locks it took before a busy seat stay until its transaction
 //! ends, which is the end of the call: nobody can meet them. It never waits, so it ends within
 //! its entry.
-//!
-//! `confirm_hold` (a procedure whose transaction waits for its seats, share-locks the payment's
-//! key and inserts the tickets seat by seat) is not modelled yet: a schedule that confirms on
-//! InnoDB is refused when parsed.
+//! `confirm_hold` is `confirm`'s.
 
 use crate::outcome::{Answer, StepResult};
 use crate::schedule::{Isolation, SeatStatus};

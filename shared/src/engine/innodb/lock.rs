@@ -29,6 +29,10 @@ pub(crate) enum Rec {
     /// The supremum of `show_seats`' primary key: locked only by a SKIP LOCKED lookup that
     /// skipped the show's last seat (`rows`).
     SeatEnd,
+    /// A hold's payment in `payments`' primary key.
+    Payment(u16),
+    /// The supremum of `payments`' index.
+    PaymentEnd,
 }
 
 impl Rec {
@@ -36,7 +40,8 @@ impl Rec {
     fn index(self) -> u8 {
         match self {
             Rec::Seat(_) | Rec::SeatEnd => 0,
-            _ => 1,
+            Rec::Ticket(_) | Rec::TicketEnd => 1,
+            Rec::Payment(_) | Rec::PaymentEnd => 2,
         }
     }
 }
@@ -80,7 +85,8 @@ pub(crate) fn has_to_wait(rec: Rec, mode: Mode, span: Span, other: &Lock) -> boo
     if mode == Mode::S && other.mode == Mode::S {
         return false;
     }
-    if (matches!(rec, Rec::TicketEnd | Rec::SeatEnd) || span == Span::Gap) && span != Span::Insert {
+    let supremum = matches!(rec, Rec::TicketEnd | Rec::SeatEnd | Rec::PaymentEnd);
+    if (supremum || span == Span::Gap) && span != Span::Insert {
         return false;
     }
     if span != Span::Insert && other.span == Span::Gap {

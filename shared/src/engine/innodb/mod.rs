@@ -27,9 +27,10 @@
 //!   released lock goes to the waiter that CATS prefers (the oldest transaction), not the first
 //!   in the queue; deadlocks are found by a background thread, and performance_schema's
 //!   data_lock_waits replaces INNODB_LOCK_WAITS.
-//! - `hold` runs the procedure `hold_seats` (`funcs`). Not modelled yet (refused when a
-//!   schedule is parsed): `confirm` (the procedure `confirm_hold`).
+//! - `hold` runs the procedure `hold_seats` (`funcs`), `confirm` the procedure `confirm_hold`
+//!   (`confirm`).
 
+mod confirm;
 mod deadlock;
 mod end;
 mod funcs;
@@ -51,8 +52,11 @@ use lock::Table;
 
 /// Table locks a transaction holds: each is a lock struct of its own, counted in its weight.
 const IS_SEATS: u8 = 1;
-const IX_SEATS: u8 = 2;
+const IX_SEATS: u8 = IS_SEATS << 1;
 const IX_TICKETS: u8 = 4;
+const IS_PAY: u8 = 8;
+const IX_PAY: u8 = IS_PAY << 1;
+const IX_REFUND: u8 = 32;
 
 /// What a statement changed, to undo it alone (a statement rollback).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -127,6 +131,7 @@ impl Inno {
     fn table_lock(&mut self, tx: TxId, lock: u8) {
         self.grow(tx);
         let held = self.tables[tx as usize];
+        // (A confirm takes IS on payments before IX, never after.)
         let stronger = if lock == IS_SEATS { IX_SEATS } else { 0 };
         if held & (lock | stronger) == 0 {
             self.tables[tx as usize] |= lock;
@@ -228,13 +233,16 @@ impl Engine<'_> {
             _ => {}
         }
         let mut kind = super::ops::statement_kind(op, actor, cx);
-        if let Kind::Update(Upd::Claim { now, .. }) = &mut kind {
-            // The clock is the statement's parameter, read as it is sent.
-            *now = Some(now.unwrap_or(cx.clock));
+        // The clock is the statement's parameter, read as it is sent.
+        match &mut kind {
+            Kind::Update(Upd::Claim { now, .. }) => *now = Some(now.unwrap_or(cx.clock)),
+            Kind::Confirm(c) => c.called_at = Some(cx.clock),
+            _ => {}
         }
+        // `confirm_hold` runs its own transaction (START TRANSACTION … COMMIT).
         let (tx, implicit) = match self.open[actor] {
-            Some(tx) => (tx, false),
-            None => (self.db.begin(actor, Isolation::RepeatableRead), true),
+            Some(tx) if !matches!(kind, Kind::Confirm(_)) => (tx, false),
+            _ => (self.db.begin(actor, Isolation::RepeatableRead), true),
         };
         let want = self.names.op_seats[actor][op_index];
         let todo = match kind {
@@ -249,7 +257,7 @@ impl Engine<'_> {
             undo_before: self.inno.undo[tx as usize],
             ..StmtUndo::default()
         };
-        let r = Running {
+        let mut r = Running {
             entry: k,
             op_index,
             tx,
@@ -267,6 +275,7 @@ impl Engine<'_> {
             woken: None,
             woken_in: None,
         };
+        self.inno_confirm_start(&mut r);
         self.inno_drive(actor, r, ev);
     }
 
@@ -277,8 +286,8 @@ impl Engine<'_> {
             (Op::Read { .. }, _) if !self.share_read(actor, &r) => {
                 Poll::Done(self.consistent_read(&mut r))
             }
-            (_, Kind::Book { hold }) => self.inno_insert(actor, &mut r, hold),
-            (_, Kind::Confirm(_)) => unreachable!("refused on InnoDB when the schedule is parsed"),
+            (_, Kind::Book { hold }) => self.inno_insert(actor, &mut r, hold, actor as u8),
+            (_, Kind::Confirm(_)) => self.inno_confirm(actor, &mut r),
             _ => self.inno_visit_all(actor, &mut r),
         };
         match poll {

@@ -58,6 +58,7 @@ impl Engine<'_> {
             & !holding;
         let (on, kind) = match (w.rec, w.span) {
             (Rec::Seat(s), _) => (WaitOn::Row(s, 0), InnoWait::Row),
+            (Rec::Payment(_) | Rec::PaymentEnd, _) => (WaitOn::Row(seat, 0), InnoWait::Payment),
             (_, Span::Insert) => (WaitOn::Row(seat, 0), InnoWait::Gap),
             _ => (WaitOn::Row(seat, 0), InnoWait::Duplicate),
         };
@@ -88,7 +89,7 @@ impl Engine<'_> {
                         .as_ref()
                         .and_then(|r| r.pending)
                         .is_some_and(|p| {
-                            p.0 as usize == seat && l.rec != row && !matches!(l.rec, Rec::Seat(_))
+                            p.0 as usize == seat && matches!(l.rec, Rec::Ticket(_) | Rec::TicketEnd)
                         })
             })
             .map(|l| l.actor)

@@ -28,7 +28,13 @@ use super::IX_TICKETS;
 
 impl Engine<'_> {
     /// Inserts a ticket per remaining seat, in seat order.
-    pub(super) fn inno_insert(&mut self, actor: usize, r: &mut Running, hold: u16) -> Poll {
+    pub(super) fn inno_insert(
+        &mut self,
+        actor: usize,
+        r: &mut Running,
+        hold: u16,
+        holder: u8,
+    ) -> Poll {
         self.inno.table_lock(r.tx, IX_TICKETS);
         while let Some(seat) = seats_of(r.todo).next() {
             let intention_granted = r.pending.take().is_some_and(|p| p.2);
@@ -102,7 +108,7 @@ impl Engine<'_> {
                 table: Table::Booking,
                 xmin: r.tx,
                 seat: seat as u8,
-                holder: actor as u8,
+                holder,
                 hold,
                 mask: 0,
             });

@@ -80,6 +80,8 @@ pub(crate) fn statement(op: &Op, actor: usize, cx: &Cx) -> Kind {
             called_at: cx.now(op.now()),
             seats: 0,
             inserting: false,
+            stage: 0,
+            valid: 0,
         }),
         _ => unreachable!("{} answers at once", op.name()),
     }

@@ -34,6 +34,11 @@ pub(super) fn waiting(e: &Cx<'_>, node: &Node, w: WaitNote, kind: InnoWait) -> S
             join(&holders),
             verb(&holders, "holds", "hold")
         ),
+        InnoWait::Payment => format!(
+            "{} read the payments with a shared lock on the gap where this payment goes, and {} not finished: its payment waits",
+            join(&holders),
+            verb(&holders, "has", "have")
+        ),
         InnoWait::Row => {
             let held = match holders.len() {
                 0 => None,

@@ -28,6 +28,14 @@ pub(super) fn phrase(e: &Cx<'_>, op: &Op, d: &Done) -> String {
         (StepResult::RolledBack, _) => {
             "commits, but an error had aborted the transaction: the commit rolls back".to_string()
         }
+        // The procedure's handler rolls its whole call back and passes the error on.
+        (StepResult::Error { code, .. }, Op::Confirm { .. })
+            if matches!(code, crate::sqlstate::SqlState::DuplicateEntry) =>
+        {
+            format!(
+            "is refused the confirm: a ticket for the seat already exists, and confirm_hold rolls its whole call back, seats and tickets ({code})"
+            )
+        }
         (StepResult::Error { code, message }, _) => format!(
             "is refused the {}: {} ({code})",
             op.name(),
