@@ -4,7 +4,7 @@
 use crate::outcome::{Answer, StepResult};
 use crate::schedule::SeatStatus;
 
-use super::mvcc::{Row, SeatVal, Table, TxId};
+use super::mvcc::{Row, SeatVal, Snap, Table, TxId};
 use super::names::seats_of;
 use super::ops::{Cx, Poll};
 use super::stmt::{Confirm, Kind, Running, Visit};
@@ -27,31 +27,35 @@ impl Engine<'_> {
     ) -> StepResult {
         let tx = self.db.begin(actor, Default::default());
         let h = cx.new_hold;
-        let snap = self.db.snapshot();
         let clock = self.clients.clock;
-        let attempt = self
-            .db
-            .rows(Table::Attempt, snap, tx)
-            .find(|r| r.hold == h)
-            .map(|r| r.mask);
-        let result = match attempt {
-            Some(mask) => {
-                let live = seats_of(mask).filter(|&s| {
-                    let v = self.db.val(self.db.visible(s, snap, tx));
-                    let live = v.status == SeatStatus::Booked
-                        || (v.status == SeatStatus::Held && v.until.is_some_and(|u| u >= clock));
-                    v.hold == Some(h) && live
-                });
-                if live.count() == mask.count_ones() as usize {
-                    Answer::Held
-                } else {
-                    Answer::Expired
-                }
-            }
+        let result = match self.known_attempt(h, self.db.snapshot(), tx, clock) {
+            Some(answer) => answer,
             None => self.take_seats(actor, tx, seats, h, (now.unwrap_or(clock), cx.minutes)),
         };
         self.end_tx(tx, true);
         answer(result)
+    }
+
+    /// A retry of the known attempt `h`, seen through `snap` in `tx`, only reports on it: `held`
+    /// while every one of its seats is still its own, booked or held until `now` at least, else
+    /// `expired`. `None` for an attempt never made. Both databases' `hold_seats` start so.
+    pub(super) fn known_attempt(&self, h: u16, snap: Snap, tx: TxId, now: i64) -> Option<Answer> {
+        let mask = self
+            .db
+            .rows(Table::Attempt, snap, tx)
+            .find(|r| r.hold == h)
+            .map(|r| r.mask)?;
+        let live = seats_of(mask).filter(|&s| {
+            let v = self.db.val(self.db.visible(s, snap, tx));
+            let live = v.status == SeatStatus::Booked
+                || (v.status == SeatStatus::Held && v.until.is_some_and(|u| u >= now));
+            v.hold == Some(h) && live
+        });
+        Some(if live.count() == mask.count_ones() as usize {
+            Answer::Held
+        } else {
+            Answer::Expired
+        })
     }
 
     /// The body of a new hold attempt, in the call's transaction `tx`.

@@ -24,26 +24,8 @@ impl Engine<'_> {
         let seats = self.names.op_seats[actor][op_index];
         let tx = self.db.begin(actor, Isolation::RepeatableRead);
         let (h, now) = (cx.new_hold, cx.clock);
-        let view = self.db.snapshot();
-        let attempt = self
-            .db
-            .rows(Table::Attempt, view, tx)
-            .find(|r| r.hold == h)
-            .map(|r| r.mask);
-        let answer = match attempt {
-            Some(mask) => {
-                let live = seats_of(mask).filter(|&s| {
-                    let v = self.db.val(self.db.visible(s, view, tx));
-                    let live = v.status == SeatStatus::Booked
-                        || (v.status == SeatStatus::Held && v.until.is_some_and(|u| u >= now));
-                    v.hold == Some(h) && live
-                });
-                if live.count() == mask.count_ones() as usize {
-                    Answer::Held
-                } else {
-                    Answer::Expired
-                }
-            }
+        let answer = match self.known_attempt(h, self.db.snapshot(), tx, now) {
+            Some(answer) => answer,
             None => self.hold_new(actor, tx, seats, (h, now, cx.minutes)),
         };
         self.inno_end_tx(tx, true);
