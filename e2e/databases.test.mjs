@@ -2,7 +2,9 @@
 // repeatable-read defence on PostgreSQL and on InnoDB, the same order side by side with the step
 // where they part, the real run on MariaDB, a link that keeps the database, the claim table on
 // the home page, and the new views at 1280 and 375 px, axe clean. With EXPECT_MARIADB=1 the
-// real run on MariaDB must be available and agree with the model.
+// real run on MariaDB must be available and agree with the model. A first visit gets the bundle
+// without InnoDB's model; asking for InnoDB loads the one with it (`/innodb-page/`), the lab's
+// state kept on the way.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -36,6 +38,24 @@ async function axe(page) {
 }
 
 const pressed = (page, id) => page.locator(`[data-testid="database-${id}"]`).getAttribute('aria-pressed');
+
+/** Chooses InnoDB: from the first bundle this loads the page with InnoDB's model, which switches
+ *  the lab on arrival; done once its button shows pressed. */
+async function chooseInnodb(page) {
+  await page.locator('[data-testid="database-innodb"]').click();
+  await page.locator('[data-testid="database-innodb"][aria-pressed="true"]').waitFor({ timeout: 30_000 });
+}
+
+/** Whether any part of the element is on screen. */
+const onScreen = (locator) => locator.evaluate((e) => {
+  const r = e.getBoundingClientRect();
+  return r.top < window.innerHeight && r.bottom > 0;
+});
+
+/** Whether the page running now is the bundle with InnoDB's model. */
+const withInnodb = (page) => page.evaluate(() =>
+  [...document.querySelectorAll('script[src], link[href]')].some((e) => (e.src || e.href).includes('/innodb-page/'))
+  || performance.getEntriesByType('resource').some((r) => r.name.includes('/innodb-page/')));
 const verdict = async (page) => (await page.locator('[data-testid="verdict"]').innerText()).trim();
 
 /** Chapter 4 with the repeatable-read defence, played to its end. */
@@ -51,9 +71,16 @@ test('chapter 4: repeatable read refuses the second writer on PostgreSQL and sel
     await repeatableRead(page);
     const onPostgres = await verdict(page);
     assert.doesNotMatch(onPostgres, /double|twice/i, onPostgres);
-    await page.locator('[data-testid="database-innodb"]').click();
-    assert.equal(await pressed(page, 'innodb'), 'true');
-    assert.match(await page.locator('[data-testid="notice"]').innerText(), /Now on MySQL\/InnoDB/);
+    assert.equal(await withInnodb(page), false, 'a first visit carries no InnoDB model');
+    const before = new URL(page.url());
+    await chooseInnodb(page);
+    assert.equal(await withInnodb(page), true, 'the switch loaded the bundle with InnoDB');
+    assert.ok(await onScreen(page.locator('[data-testid="database-switch"]')), 'the reader is where they were: at the switch');
+    assert.match(await page.locator('[data-testid="notice"]').innerText(), /Now on MySQL\/InnoDB: the same order, the same step/);
+    assert.equal(await page.locator('[data-testid="defence"]').evaluate((e) => e.selectedOptions[0].label), 'Repeatable read');
+    const after = new URL(page.url());
+    assert.equal(after.searchParams.get('db'), null, 'the request is not left in the address');
+    assert.equal(after.searchParams.get('s').split('.').slice(0, 5).join('.'), before.searchParams.get('s').split('.').slice(0, 5).join('.'), 'the same order, the same step');
     await page.locator('[data-testid="to-end"]').click();
     const onInnodb = await verdict(page);
     assert.match(onInnodb, /double|twice/i, onInnodb);
@@ -81,7 +108,7 @@ test('a link keeps the database, and the exports give MariaDB scripts on InnoDB'
   const first = await open('/chapter/4');
   let link;
   try {
-    await first.page.locator('[data-testid="database-innodb"]').click();
+    await chooseInnodb(first.page);
     link = await first.page.locator('[data-testid="share-link"]').inputValue();
     assert.match(link, /\.innodb$/);
     await first.page.locator('[data-testid="export-mysql"]').click();
@@ -95,6 +122,7 @@ test('a link keeps the database, and the exports give MariaDB scripts on InnoDB'
   const again = await open(new URL(link).pathname + new URL(link).search);
   try {
     assert.equal(await pressed(again.page, 'innodb'), 'true');
+    assert.equal(await withInnodb(again.page), true, 'a link on InnoDB opens the bundle with its model');
     assert.deepEqual(again.errors, []);
   } finally {
     await again.context.close();
@@ -105,7 +133,7 @@ test('Run on MariaDB runs the InnoDB schedule on the real server and agrees with
   const { context, page, errors } = await open('/chapter/4');
   try {
     await repeatableRead(page);
-    await page.locator('[data-testid="database-innodb"]').click();
+    await chooseInnodb(page);
     const button = page.locator('[data-testid="run-mariadb"]');
     await button.waitFor({ timeout: 10_000 });
     if (!EXPECT_MARIADB) return;
@@ -125,7 +153,7 @@ test('Run on MariaDB runs the InnoDB schedule on the real server and agrees with
 test('at 375 px the switch and the side-by-side view fit, and the claim table works on the home page', async () => {
   const { context, page, errors } = await open('/chapter/4', { width: 375, height: 800 });
   try {
-    await page.locator('[data-testid="database-innodb"]').click();
+    await chooseInnodb(page);
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     assert.ok(overflow <= 0, `no sideways scrolling (${overflow} px)`);
     await page.locator('[data-testid="both-databases"]').scrollIntoViewIfNeeded();
@@ -137,14 +165,37 @@ test('at 375 px the switch and the side-by-side view fit, and the claim table wo
   }
   const home = await open('/', { width: 1280, height: 900 }, '[data-testid="claim"]');
   try {
+    assert.equal(await withInnodb(home.page), false);
     await home.page.locator('[data-testid="claim-run"]').click();
     const summary = home.page.locator('[data-testid="claim-summary"]');
     await summary.waitFor({ timeout: 60_000 });
+    assert.equal(await withInnodb(home.page), true, 'the claim needs both models: the page loaded them');
+    assert.equal(new URL(home.page.url()).hash, '#claim');
     assert.match(await summary.innerText(), /The claim holds in \d+ of \d+ scenarios/);
     await home.page.locator('[data-testid="claim"]').screenshot({ path: join(SCREENSHOTS, 'claim.png') });
     assert.deepEqual(await axe(home.page), []);
     assert.deepEqual(home.errors, []);
   } finally {
     await home.context.close();
+  }
+});
+
+test('from the first bundle, "Compare with InnoDB" loads both models and stays on PostgreSQL', async () => {
+  const { context, page, errors } = await open('/chapter/4');
+  try {
+    await repeatableRead(page);
+    const token = new URL(page.url()).searchParams.get('s');
+    const both = page.locator('[data-testid="both-databases"]');
+    assert.match(await both.innerText(), /second download/);
+    await both.locator('[data-testid="both-load"]').click();
+    await page.locator('[data-testid="database-parting"]').waitFor({ timeout: 30_000 });
+    assert.equal(await withInnodb(page), true);
+    assert.equal(await pressed(page, 'postgresql'), 'true', 'the lab stays on PostgreSQL');
+    assert.equal(new URL(page.url()).searchParams.get('s'), token, 'the same state');
+    assert.match(await both.locator('[data-testid="outcome-innodb"]').innerText(), /MariaDB 10\.11/);
+    assert.ok(await onScreen(both), 'the reader is brought back to the view they asked for');
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
   }
 });

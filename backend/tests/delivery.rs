@@ -202,3 +202,56 @@ async fn a_chapter_s_html_goes_out_as_brotli_or_gzip_with_its_style_allowed_by_h
         "{policy}"
     );
 }
+
+/// The chapters' second bundle, with InnoDB's model: for a state on InnoDB or a request for it,
+/// with the same words in it; every other address gets the first.
+#[tokio::test]
+async fn an_address_on_innodb_or_asking_for_it_gets_the_bundle_with_its_model() {
+    let (dir, _) = dist("bundles");
+    let second = dir.join("innodb-page");
+    std::fs::create_dir_all(&second).expect("the second bundle's folder");
+    let with_innodb = INDEX.replace(
+        "<title>",
+        "<meta name=\"bundle\" content=\"innodb\"><title>",
+    );
+    std::fs::write(second.join("index.html"), &with_innodb).expect("its index.html");
+    let base = spawn_app(&dir).await;
+    let built = shared::scenarios::get("ch4-check_then_act").expect("a built-in");
+    let token = |database| {
+        let schedule = built.schedule().on(database).expect("runs there");
+        shared::link::encode(&shared::link::View::of(4, built.id, None, &schedule, 1))
+    };
+    let innodb = token(shared::schedule::Database::Innodb);
+    let postgres = token(shared::schedule::Database::Postgresql);
+    let html = |path: String| {
+        let url = format!("{base}{path}");
+        async move {
+            let response = get(&url, None).await;
+            assert_eq!(response.status(), 200, "{url}");
+            response.text().await.expect("html")
+        }
+    };
+    for path in [
+        format!("/chapter/4?s={innodb}"),
+        format!("/chapter/4?s={postgres}&db=innodb"),
+        format!("/chapter/4?s={postgres}&with=innodb"),
+        "/?with=innodb".to_string(),
+    ] {
+        let page = html(path.clone()).await;
+        assert!(page.contains("content=\"innodb\""), "{path}");
+        if path.starts_with("/chapter/4") {
+            assert!(page.contains("<title>Chapter 4: "), "{path}: its words");
+        }
+    }
+    for path in [
+        format!("/chapter/4?s={postgres}"),
+        "/chapter/4".to_string(),
+        "/?with=mysql".to_string(),
+        "/chapter/4?s=not-a-token".to_string(),
+    ] {
+        assert!(
+            !html(path.clone()).await.contains("content=\"innodb\""),
+            "{path}"
+        );
+    }
+}

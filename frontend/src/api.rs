@@ -150,7 +150,7 @@ fn entries(outcome: &Value) -> Option<Vec<RunEntry>> {
         .map(|e| {
             Some(RunEntry {
                 actor: e["actor"].as_str()?.to_string(),
-                op: serde_json::from_value(e["op"].clone()).ok(),
+                op: Op::from_json(&e["op"]),
                 step: e["step"].as_str()?.to_string(),
                 waited_for: strings(&e["waited_for"]),
                 seen: e["seen"]

@@ -3,6 +3,7 @@
 mod api;
 mod app;
 mod components;
+mod handover;
 mod link;
 mod model;
 mod state;

@@ -14,6 +14,7 @@ use crate::schedule::{Database, ProgramSpec, Schedule, ScheduleFile};
 use crate::{engine, scenarios};
 
 mod base64url;
+pub mod bundle;
 mod error;
 
 pub use error::LinkError;

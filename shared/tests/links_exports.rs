@@ -532,3 +532,31 @@ fn switching_the_defence_keeps_the_goal_of_the_chapter() {
     let s = Schedule::parse(file).expect("valid");
     assert!(!b.goal_met(&s, &run(&s)));
 }
+
+/// The page reads the real run's steps with `Op::from_json`: every operation of every built-in,
+/// under every defence, reads back as itself from the JSON the server writes of it.
+#[test]
+fn every_operation_reads_back_from_the_json_a_real_run_carries() {
+    let mut ops = 0;
+    for b in scenarios::all() {
+        for defence in std::iter::once(None).chain(Defence::ALL.map(Some)) {
+            let schedule = Schedule::parse(b.file_with_defence(defence)).expect("valid");
+            for actor in schedule.actors() {
+                for op in &actor.program {
+                    let json = serde_json::to_value(op).expect("ops serialise");
+                    assert_eq!(
+                        shared::schedule::Op::from_json(&json).as_ref(),
+                        Some(op),
+                        "{json}"
+                    );
+                    ops += 1;
+                }
+            }
+        }
+    }
+    assert!(ops > 500, "only {ops} operations were read back");
+    assert_eq!(
+        shared::schedule::Op::from_json(&serde_json::json!({"op": "fly"})),
+        None
+    );
+}

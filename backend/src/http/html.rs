@@ -1,8 +1,11 @@
 //! The page's HTML as it goes out: rendered for its address (`page.rs`) from Trunk's
 //! `index.html`, compressed once (brotli, gzip) and kept until `index.html` changes, sent in
 //! the best encoding the client accepts, with the Content-Security-Policy that allows the
-//! inline script and style sheets it carries by their hashes. The live room's pages are a
-//! bundle of their own (`dist/room-page/`), whose one `index.html` is served the same way.
+//! inline script and style sheets it carries by their hashes. The chapters come in two bundles:
+//! Trunk's `dist/index.html` with PostgreSQL's model only, and `dist/innodb-page/` with InnoDB's
+//! too, for an address whose state races on InnoDB or whose query asks for it
+//! (`shared::link::bundle`). The live room's pages are a bundle of their own
+//! (`dist/room-page/`), whose one `index.html` is served the same way.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -35,31 +38,56 @@ pub struct Pages {
     pub html: Arc<HtmlCache>,
 }
 
-/// The rendered pages, one per `Prerender` (the home page, each chapter, any other address):
-/// a handful, whatever addresses are asked for.
+/// The rendered pages, one per bundle and `Prerender` (the home page, each chapter, any other
+/// address): a handful, whatever addresses are asked for.
 #[derive(Default)]
 pub struct HtmlCache {
-    pages: Mutex<HashMap<Option<u8>, Arc<Rendered>>>,
+    pages: Mutex<HashMap<Key, Arc<Rendered>>>,
 }
 
-fn key(page: Prerender) -> Option<u8> {
-    match page {
-        Prerender::Home => Some(0),
-        Prerender::Chapter(c) => Some(c.number),
-        Prerender::Nothing => None,
+/// A rendered page's bundle, and its words: the home page (0), a chapter, or none.
+type Key = (Bundle, Option<u8>);
+
+/// The HTML files the server sends, each the start of a bundle of its own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Bundle {
+    /// The chapters with PostgreSQL's model only: every first visit.
+    Chapters,
+    /// The chapters with InnoDB's model too.
+    WithInnodb,
+    /// The live room's pages.
+    Room,
+}
+
+impl Bundle {
+    fn file(self) -> String {
+        match self {
+            Bundle::Chapters => "index.html".to_string(),
+            Bundle::WithInnodb => format!("{INNODB_DIR}/index.html"),
+            Bundle::Room => format!("{ROOM_DIR}/index.html"),
+        }
     }
 }
 
-/// The cache's key of the live room's pages (one HTML for all of them).
-const ROOM_KEY: Option<u8> = Some(u8::MAX);
+fn key(bundle: Bundle, page: Prerender) -> Key {
+    let words = match page {
+        Prerender::Home => Some(0),
+        Prerender::Chapter(c) => Some(c.number),
+        Prerender::Nothing => None,
+    };
+    (bundle, words)
+}
 
 /// The live room's pages: a bundle of their own (`frontend/room/`), built into this folder of
 /// `dist/` so that the chapters' first visit never carries them.
 pub const ROOM_DIR: &str = "room-page";
 
+/// The chapters built with InnoDB's model (`--features innodb`), into this folder of `dist/`.
+pub const INNODB_DIR: &str = "innodb-page";
+
 impl HtmlCache {
     /// `page` rendered from `index`, compressed: from the cache while `index` is the same.
-    async fn get(&self, key: Option<u8>, page: Prerender, index: String) -> Arc<Rendered> {
+    async fn get(&self, key: Key, page: Prerender, index: String) -> Arc<Rendered> {
         let cached = self.lock().get(&key).cloned();
         if let Some(rendered) = cached.filter(|r| r.index == index) {
             return rendered;
@@ -72,7 +100,7 @@ impl HtmlCache {
         rendered
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Option<u8>, Arc<Rendered>>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Key, Arc<Rendered>>> {
         // A poisoned lock only means a panic elsewhere: the map itself is always whole.
         self.pages.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -94,42 +122,44 @@ fn render(page: Prerender, index: String) -> Rendered {
     }
 }
 
-/// The page's HTML for any address the app routes, with that page's words in it.
+/// The page's HTML for any address the app routes, with that page's words in it: from the
+/// bundle with InnoDB's model if the address needs it.
 pub async fn index(State(state): State<Pages>, request: Request) -> Response {
     let page = Prerender::of(request.uri().path());
-    send(&state, request, "index.html", key(page), page).await
+    let query = request.uri().query().unwrap_or_default();
+    let bundle = if shared::link::bundle::needs_innodb(query) {
+        Bundle::WithInnodb
+    } else {
+        Bundle::Chapters
+    };
+    send(&state, request, bundle, page).await
 }
 
 /// The live room's HTML (`/room/new`, `/room/{code}`, its `/host` and `/projector`): the room
 /// bundle's own `index.html`, which draws the page it finds in the address.
 pub async fn room(State(state): State<Pages>, request: Request) -> Response {
-    let file = format!("{ROOM_DIR}/index.html");
-    send(&state, request, &file, ROOM_KEY, Prerender::Nothing).await
+    send(&state, request, Bundle::Room, Prerender::Nothing).await
 }
 
-async fn send(
-    state: &Pages,
-    request: Request,
-    file: &str,
-    key: Option<u8>,
-    page: Prerender,
-) -> Response {
+async fn send(state: &Pages, request: Request, bundle: Bundle, page: Prerender) -> Response {
+    let file = bundle.file();
     let Some(dist) = state.dist.as_ref() else {
         return StatusCode::NOT_FOUND.into_response();
     };
-    let index = match tokio::fs::read_to_string(dist.join(file)).await {
+    let index = match tokio::fs::read_to_string(dist.join(&file)).await {
         Ok(index) => index,
         Err(e) => {
             tracing::error!("cannot read {}/{file}: {e}", dist.display());
             return (
                 StatusCode::NOT_FOUND,
                 [(CONTENT_TYPE, "text/plain; charset=utf-8")],
-                "The page is not built: run `trunk build --release` (scripts/run does it).",
+                "The page is not built: run scripts/run, which builds its three bundles \
+                 (the chapters, the chapters with InnoDB's model, the live room's pages).",
             )
                 .into_response();
         }
     };
-    let rendered = state.html.get(key, page, index).await;
+    let rendered = state.html.get(key(bundle, page), page, index).await;
     let (encoding, body) = match Encoding::accepted(request.headers()) {
         Encoding::Brotli if rendered.brotli.is_some() => (Encoding::Brotli, &rendered.brotli),
         Encoding::Brotli | Encoding::Gzip if rendered.gzip.is_some() => {

@@ -5,26 +5,55 @@
 use leptos::prelude::*;
 use shared::claim::{families, Family};
 
+use crate::handover::{self, Ask, WITH_INNODB};
+
+/// The element a reader of the first bundle is brought back to, the table then worked out.
+const ANCHOR: &str = "claim";
+
+/// The claim, worked out on request. The first bundle has no InnoDB model: its button loads the
+/// page with it, which works the table out on arrival.
 #[component]
 pub fn ClaimTable() -> impl IntoView {
-    let rows = RwSignal::new(None::<Vec<Family>>);
+    let body = if WITH_INNODB {
+        worked_out().into_any()
+    } else {
+        handover::load_button(
+            Ask::Both(ANCHOR),
+            "Compare every order",
+            "primary",
+            "claim-run",
+        )
+        .into_any()
+    };
     view! {
-        <section class="claim" aria-labelledby="claim-title" data-testid="claim">
+        <section class="claim" id=ANCHOR aria-labelledby="claim-title" data-testid="claim">
             <h2 id="claim-title">"Does InnoDB behave the same?"</h2>
             <p>
                 "The articles say MySQL's InnoDB behaves like PostgreSQL for all of this. "
                 "Run every order of every scenario on both models and see where that holds."
             </p>
-            <button
-                class="primary"
-                on:click=move |_| rows.set(Some(families()))
-                disabled=move || rows.with(Option::is_some)
-                data-testid="claim-run"
-            >
-                "Compare every order"
-            </button>
-            {move || rows.get().map(|families| view! { <Table families /> })}
+            {body}
         </section>
+    }
+}
+
+/// The button, and the table once asked for (at once for a reader brought here to see it).
+fn worked_out() -> impl IntoView {
+    let rows = RwSignal::new(None::<Vec<Family>>);
+    if handover::arrived_for(ANCHOR) {
+        rows.set(Some(families()));
+        handover::scroll_to(ANCHOR);
+    }
+    view! {
+        <button
+            class="primary"
+            on:click=move |_| rows.set(Some(families()))
+            disabled=move || rows.with(Option::is_some)
+            data-testid="claim-run"
+        >
+            "Compare every order"
+        </button>
+        {move || rows.get().map(|families| view! { <Table families /> })}
     }
 }
 

@@ -7,42 +7,73 @@ use leptos::prelude::*;
 use shared::explain::{contrast, Contrast};
 use shared::schedule::Database;
 
+use crate::handover::{self, Ask, WITH_INNODB};
 use crate::model;
 use crate::state::use_lab;
 
-/// PostgreSQL | MySQL/InnoDB, as two pressed-or-not buttons.
+/// The switch's element, where a reader who chose InnoDB in the first bundle is brought back to.
+pub const SWITCH_ANCHOR: &str = "database-switch";
+
+/// PostgreSQL | MySQL/InnoDB, as two pressed-or-not buttons. In the first bundle, InnoDB's
+/// button loads the page with its model, which switches on arrival.
 #[component]
 pub fn DatabaseSwitch() -> impl IntoView {
     let lab = use_lab();
     let current = Memo::new(move |_| lab.schedule.with(|s| s.database()));
+    let loading = RwSignal::new(false);
+    let choose = move |db: Database| {
+        if WITH_INNODB || db == Database::Postgresql {
+            lab.switch_database(db);
+        } else {
+            loading.set(true);
+            handover::load(Ask::Switch);
+        }
+    };
     view! {
-        <div class="database-switch" role="group" aria-label="Database" data-testid="database-switch">
+        <div class="database-switch" id=SWITCH_ANCHOR role="group" aria-label="Database" data-testid="database-switch">
             <span class="muted">"Database"</span>
             {Database::ALL.map(|db| view! {
                 <button
                     class="tab"
                     aria-pressed=move || (current.get() == db).to_string()
-                    on:click=move |_| lab.switch_database(db)
+                    aria-busy=move || (db == Database::Innodb && loading.get()).then_some("true")
+                    on:click=move |_| choose(db)
                     data-testid=format!("database-{}", db.id())
                 >
-                    {db.title()}
+                    {move || if db == Database::Innodb && loading.get() {
+                        format!("Loading {}…", db.title())
+                    } else {
+                        db.title().to_string()
+                    }}
                 </button>
             }).collect_view()}
         </div>
     }
 }
 
-/// The order's outcome on both databases, and the first step where they part.
+/// The element a reader of the first bundle is brought back to.
+const ANCHOR: &str = "both-databases";
+
+/// The order's outcome on both databases, and the first step where they part. The first
+/// bundle offers to load InnoDB's model for it.
 #[component]
 pub fn BothDatabases() -> impl IntoView {
-    let lab = use_lab();
-    let both = Memo::new(move |_| lab.schedule.with(contrast));
+    let body = if WITH_INNODB {
+        if handover::arrived_for(ANCHOR) {
+            handover::scroll_to(ANCHOR);
+        }
+        let lab = use_lab();
+        let both = Memo::new(move |_| lab.schedule.with(contrast));
+        (move || both.with(|c| sides(c, lab.schedule.with(|s| parted_at(s, c))))).into_any()
+    } else {
+        offer().into_any()
+    };
     view! {
-        <section class="both-databases" aria-labelledby="both-title" data-testid="both-databases">
+        <section class="both-databases" id=ANCHOR aria-labelledby="both-title" data-testid="both-databases">
             <div class="section-head">
                 <h3 id="both-title">"This order on both databases"</h3>
             </div>
-            {move || both.with(|c| sides(c, lab.schedule.with(|s| parted_at(s, c))))}
+            {body}
         </section>
     }
 }
@@ -78,6 +109,17 @@ fn sides(c: &Contrast, parted: Option<String>) -> impl IntoView {
             }).collect_view();
             view! { <ul class="database-reasons" data-testid="database-reasons">{rows}</ul> }
         })}
+    }
+}
+
+/// The first bundle's stand-in: what the view shows, and a button that loads it.
+fn offer() -> impl IntoView {
+    view! {
+        <p class="muted">
+            "The same order on MySQL's InnoDB, beside PostgreSQL's, with the first step where "
+            "they part and why. InnoDB's model is a second download, fetched when you ask."
+        </p>
+        {handover::load_button(Ask::Both(ANCHOR), "Compare with InnoDB", "", "both-load")}
     }
 }
 

@@ -2,14 +2,17 @@
 //! the state in the URL), and the page for an address that leads nowhere.
 
 use leptos::prelude::*;
+use shared::schedule::Database;
 
 use super::claim::ClaimTable;
+use super::databases::SWITCH_ANCHOR;
 use super::defences::DefenceList;
 use super::health::HealthLine;
 use super::intro::Intro;
 use super::lab::LabView;
 use crate::app::{is_current, use_url};
 use crate::chapters::{self, Chapter, CHAPTERS};
+use crate::handover;
 use crate::link;
 use crate::state::Lab;
 
@@ -90,11 +93,18 @@ pub fn ChapterPage(n: u8) -> impl IntoView {
     move || {
         let chapter = chapters::chapter(n)?;
         let present = url.with_untracked(|u| u.query("present")).as_deref() == Some("1");
+        let switch = url.with_untracked(|u| handover::asked_to_switch(&u.search));
         Some(
             match wanted.get().map(|t| link::restore(chapter, &t)).transpose() {
                 Ok(lab) => {
                     let lab = lab.unwrap_or_else(|| Lab::start(chapter));
                     lab.presenter.set(present);
+                    if switch {
+                        // Handed over from the first bundle by the reader's switch: where
+                        // they were.
+                        lab.switch_database(Database::Innodb);
+                        handover::scroll_to(SWITCH_ANCHOR);
+                    }
                     view! { <ChapterView chapter lab written /> }.into_any()
                 }
                 Err(why) => {

@@ -12,13 +12,11 @@ use crate::api::{self, Health, RealRun, RunEntry};
 use crate::model;
 use crate::state::use_lab;
 
-/// What `GET /api/health` said about each database, asked once per lab (MariaDB only once the
-/// lab races on InnoDB) and shared by the real run and the proof.
+/// What `GET /api/health` says about the lab's database, asked again when the lab changes
+/// database, and shared by the real run and the proof.
 #[derive(Clone, Copy)]
 pub struct ServerHealth {
-    postgres: LocalResource<Health>,
-    mariadb: LocalResource<Option<Health>>,
-    database: Memo<Database>,
+    health: LocalResource<Health>,
 }
 
 impl ServerHealth {
@@ -27,21 +25,13 @@ impl ServerHealth {
         let lab = use_lab();
         let database = Memo::new(move |_| lab.schedule.with(|s| s.database()));
         ServerHealth {
-            postgres: LocalResource::new(api::health),
-            mariadb: LocalResource::new(move || {
-                let db = database.get();
-                async move { (db != Database::Postgresql).then_some(api::health_of(db).await) }
-            }),
-            database,
+            health: LocalResource::new(move || api::health_of(database.get())),
         }
     }
 
     /// What the server said about the lab's database; `None` while it is being asked.
     pub fn get(&self) -> Option<Health> {
-        match self.database.get() {
-            Database::Postgresql => self.postgres.get(),
-            _ => self.mariadb.get().flatten(),
-        }
+        self.health.get()
     }
 }
 

@@ -146,7 +146,7 @@ impl Clients {
         }
         if result.is_error() && a.in_tx {
             let deadlock = matches!(result, StepResult::Error { code, .. } if code.is_deadlock());
-            if !self.innodb {
+            if !(cfg!(feature = "innodb") && self.innodb) {
                 a.failed = true;
             } else if deadlock {
                 // InnoDB rolled the whole transaction back: nothing it took is kept.

@@ -88,7 +88,10 @@ fn waiting(e: &Cx<'_>, node: &Node) -> String {
     let Some(w) = node.wait else {
         return "for a lock".to_string();
     };
-    if let Some(kind) = w.innodb {
+    // Asked of the schedule, not only of the note: a build without InnoDB then leaves its words
+    // out.
+    let innodb = e.schedule.database() == crate::schedule::Database::Innodb;
+    if let Some(kind) = w.innodb.filter(|_| innodb) {
         return innodb::waiting(e, node, w, kind);
     }
     let seat = &e.names.seats[w.seat as usize];

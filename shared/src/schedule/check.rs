@@ -2,7 +2,8 @@
 //! and its seats, actor names and count, the expectations.
 
 use super::{
-    Expect, Scenario, Schedule, ScheduleError, SeatStatus, MAX_ACTORS, MAX_MINUTES, MAX_SEATS,
+    Database, Expect, Scenario, Schedule, ScheduleError, SeatStatus, MAX_ACTORS, MAX_MINUTES,
+    MAX_SEATS,
 };
 
 /// Only format version 1 exists.
@@ -15,6 +16,19 @@ pub(super) fn version(version: i64) -> Result<(), ScheduleError> {
         format!(
             "version {version} is not supported; this is format version 1: write \"version\": 1"
         ),
+    ))
+}
+
+/// A database this build has a model of: both, unless built without the `innodb` feature (the
+/// page's first bundle, whose reader has not asked for InnoDB yet).
+pub(super) fn engine(engine: Database) -> Result<(), ScheduleError> {
+    if engine == Database::Postgresql || cfg!(feature = "innodb") {
+        return Ok(());
+    }
+    Err(ScheduleError::new(
+        "engine",
+        "this page was loaded without InnoDB's model: choose MySQL/InnoDB above the seat map \
+         (the page loads it), then open the schedule again",
     ))
 }
 

@@ -238,3 +238,12 @@ pub fn op_value(op: &Op, condition: Condition) -> serde_json::Value {
     }
     value
 }
+
+impl Op {
+    /// An operation as a file or the server's outcome writes it (`{"op": "claim", "seats":
+    /// ["A7"]}`), read by the format's own reader: `None` if it is not one. The page reads the
+    /// real run's steps with it (serde's derived reader of this enum is several times larger).
+    pub fn from_json(value: &serde_json::Value) -> Option<Op> {
+        super::decode::op("op", "", value).ok().map(|(op, _)| op)
+    }
+}
