@@ -27,8 +27,8 @@ pub(super) fn engine(engine: Database) -> Result<(), ScheduleError> {
     }
     Err(ScheduleError::new(
         "engine",
-        "this page was loaded without InnoDB's model: choose MySQL/InnoDB above the seat map \
-         (the page loads it), then open the schedule again",
+        "this page was loaded without InnoDB's model: copy this schedule, choose MySQL/InnoDB \
+         above the seat map (the page loads the model), then paste the schedule again",
     ))
 }
 
