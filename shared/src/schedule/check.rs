@@ -238,3 +238,30 @@ pub(super) fn expect(expect: Expect, schedule: &Schedule) -> Result<Expect, Sche
     }
     Ok(expect)
 }
+
+/// Run by `cargo test -p shared --no-default-features --lib` (scripts/test): the page's first
+/// bundle refuses a schedule on InnoDB, naming the field and how to load the model.
+#[cfg(all(test, not(feature = "innodb")))]
+mod without_innodb {
+    use crate::schedule::{Database, Schedule};
+
+    #[test]
+    fn a_schedule_on_innodb_is_refused_saying_how_to_load_its_model() {
+        let file = crate::scenarios::get("ch4-check_then_act").unwrap().file;
+        let refused = Schedule::parse(crate::schedule::ScheduleFile {
+            engine: Database::Innodb,
+            ..file.clone()
+        })
+        .unwrap_err();
+        assert_eq!(refused.field, "engine");
+        assert!(
+            refused.message.contains("choose MySQL/InnoDB"),
+            "{}",
+            refused.message
+        );
+        assert_eq!(
+            Schedule::parse(file).unwrap().database(),
+            Database::Postgresql
+        );
+    }
+}
