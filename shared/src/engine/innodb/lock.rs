@@ -36,8 +36,9 @@ pub(crate) enum Rec {
 }
 
 impl Rec {
-    /// Which index: locks of one transaction share a lock struct only within one index page.
-    fn index(self) -> u8 {
+    /// Which index: locks of one transaction share a lock struct only within one index page
+    /// (each index here fits on one page), and a lock that goes wakes the waiters of its page.
+    pub(super) fn index(self) -> u8 {
         match self {
             Rec::Seat(_) | Rec::SeatEnd => 0,
             Rec::Ticket(_) | Rec::TicketEnd => 1,
@@ -206,9 +207,15 @@ impl Table {
         seen.len()
     }
 
-    /// Drops every lock of `tx`.
-    pub fn release(&mut self, tx: TxId) {
+    /// Drops every lock of `tx`: the index pages they were on, as a mask.
+    pub fn release(&mut self, tx: TxId) -> u8 {
+        let pages = self
+            .list
+            .iter()
+            .filter(|l| l.tx == tx)
+            .fold(0, |m, l| m | 1 << l.rec.index());
         self.list.retain(|l| l.tx != tx);
+        pages
     }
 
     /// Drops the granted locks of `tx` on `rec` (READ COMMITTED lets go of a row its UPDATE
@@ -216,27 +223,5 @@ impl Table {
     pub fn unlock(&mut self, tx: TxId, rec: Rec) {
         self.list
             .retain(|l| !(l.tx == tx && l.rec == rec && !l.waiting));
-    }
-
-    /// Locks whose waits are over, granted in queue order: the actors to resume. For a waiter
-    /// that must still wait, the transaction of the first lock ahead that it waits for (its new
-    /// `wait_trx`), by actor.
-    pub fn regrant(&mut self) -> (Vec<usize>, Vec<(usize, TxId)>) {
-        let mut granted = Vec::new();
-        let mut still = Vec::new();
-        for i in 0..self.list.len() {
-            if !self.list[i].waiting {
-                continue;
-            }
-            let first = self.blockers(i).next().map(|l| l.tx);
-            match first {
-                None => {
-                    self.list[i].waiting = false;
-                    granted.push(self.list[i].actor as usize);
-                }
-                Some(t) => still.push((self.list[i].actor as usize, t)),
-            }
-        }
-        (granted, still)
     }
 }

@@ -159,7 +159,7 @@ impl Engine<'_> {
             let own = self.db.versions[v as usize].xmin == r.tx;
             if self.isolation(r.tx) == Isolation::ReadCommitted && !held && !waited && !own {
                 self.inno.locks.unlock(r.tx, rec);
-                self.inno_regrant();
+                self.inno_regrant(0);
             }
             return Visit::Done(None);
         }

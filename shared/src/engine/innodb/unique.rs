@@ -159,7 +159,7 @@ impl Engine<'_> {
         for &(_, a, _, _, waiting) in &on {
             if waiting {
                 // Its wait is cancelled: it tries its insert again from the duplicate check.
-                self.inno.wait_trx[a as usize] = None;
+                self.inno_wait_ends(a as usize);
                 self.inno.woken.push(a as usize);
                 if let Some(p) = self.running[a as usize]
                     .as_mut()
