@@ -100,6 +100,9 @@ pub(crate) struct Inno {
     /// Actors whose statements the current entry resumed, as a mask: they run at once in
     /// InnoDB, in whichever order the machine runs their threads.
     resumed: u32,
+    /// The locks those statements took in this entry (actor, record, mode), kept after they
+    /// go: another of them that reaches the record met it in a race (`inno_contend`).
+    taken: Vec<(u8, lock::Rec, lock::Mode)>,
 }
 
 clone_reusing!(Inno {
@@ -115,6 +118,7 @@ clone_reusing!(Inno {
     touched,
     touches,
     resumed,
+    taken,
 });
 
 impl Inno {
@@ -170,6 +174,7 @@ impl Engine<'_> {
         ev: &mut Events,
     ) {
         self.inno.resumed = 0;
+        self.inno.taken.clear();
         let op = &self.schedule.actors()[actor].program[op_index];
         let ok = StepResult::Ok { rows: None };
         match op {

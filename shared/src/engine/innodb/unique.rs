@@ -45,6 +45,10 @@ impl Engine<'_> {
                 .iter()
                 .find(|row| row.table == Table::Booking && row.seat as usize == seat)
                 .map(|row| row.xmin);
+            if !intention_granted {
+                let mode = if dup.is_some() { Mode::S } else { Mode::X };
+                self.inno_contend(actor, rec, mode, false);
+            }
             if let Some(owner) = dup {
                 if owner == r.tx {
                     return Poll::Done(self.duplicate(seat));
