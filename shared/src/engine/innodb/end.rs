@@ -84,7 +84,9 @@ impl Engine<'_> {
             }
             self.db.abort(tx);
         }
-        let pages = self.inno.locks.release(tx);
+        // Every lock struct it has leaves its page, the empty ones its waits left behind when
+        // their row moved included: each makes InnoDB look at that page's waiters again.
+        let pages = self.inno.locks.release(tx) | self.inno.moved_pages(tx);
         self.inno_regrant(pages);
         // lock_release ends with the deadlock checks its waits named.
         self.inno_deadlock_check();

@@ -16,6 +16,13 @@ impl Inno {
         undo + tables + moved + self.locks.structs(tx)
     }
 
+    /// The index pages (a mask, as `Table::release` gives it) where `tx` has lock structs
+    /// that no longer lock anything: those its waits left on the seats' page as the row moved.
+    pub(super) fn moved_pages(&self, tx: TxId) -> u8 {
+        let moved = self.moved.get(tx as usize).is_some_and(|&m| m > 0);
+        u8::from(moved) << lock::Rec::Seat(0).index()
+    }
+
     /// A seat's record changed size (an update, or its undo, that is not in place): InnoDB
     /// moves the locks on it to the page's infimum and back (lock_rec_store_on_page_infimum,
     /// lock_rec_restore_from_page_infimum), and each waiting lock gets a new struct each way,
