@@ -50,6 +50,12 @@ impl Engine<'_> {
             // them at once, and which gets there first is the machine's choice.
             self.race();
         }
+        let moved = matches!(rec, Rec::Seat(s) if self.inno.resized & (1 << s) != 0);
+        if self.inno.resumed & (1 << actor) != 0 && moved {
+            // A statement set free with it rewrote the row elsewhere on the page in this
+            // entry: had this thread come first, its wait would have gained the structs.
+            self.race();
+        }
         self.inno.locks.enqueue(tx, actor, rec, mode, span);
         self.inno.wait_trx[actor] = Some(first);
         // Deadlock::check_and_resolve: the victim's wait is cancelled at once; the checks that

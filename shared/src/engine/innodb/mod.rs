@@ -103,6 +103,8 @@ pub(crate) struct Inno {
     /// The locks those statements took in this entry (actor, record, mode), kept after they
     /// go: another of them that reaches the record met it in a race (`inno_contend`).
     taken: Vec<(u8, lock::Rec, lock::Mode)>,
+    /// The seats whose rows those statements rewrote elsewhere on the page (`inno_moves`).
+    resized: u64,
 }
 
 clone_reusing!(Inno {
@@ -119,6 +121,7 @@ clone_reusing!(Inno {
     touches,
     resumed,
     taken,
+    resized,
 });
 
 impl Inno {
@@ -175,6 +178,7 @@ impl Engine<'_> {
     ) {
         self.inno.resumed = 0;
         self.inno.taken.clear();
+        self.inno.resized = 0;
         let op = &self.schedule.actors()[actor].program[op_index];
         let ok = StepResult::Ok { rows: None };
         match op {

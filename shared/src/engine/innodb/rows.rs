@@ -173,7 +173,7 @@ impl Engine<'_> {
         if new != val {
             // A row set to what it holds is not changed: no new version, no undo record.
             if self.resized(val, new) {
-                self.inno.relocate(seat as u8);
+                self.inno_moves(actor, seat);
             }
             self.db.update(seat, r.tx, new);
             self.inno.add_undo(r.tx);

@@ -45,6 +45,28 @@ impl Inno {
 }
 
 impl Engine<'_> {
+    /// `actor`'s statement rewrites `seat`'s row elsewhere on the page (`relocate`). If the
+    /// entry set it free with others, one of them that waits on the row now may, in the
+    /// machine's order, have come to it only after the rewrite (and one that comes later may
+    /// have come before it): the structs it gains, and so its weight in a deadlock, hang on
+    /// which thread ran first, a race (`inno_wait` names the other order).
+    pub(super) fn inno_moves(&mut self, actor: usize, seat: usize) {
+        let resumed = self.inno.resumed;
+        if resumed & (1 << actor) != 0 {
+            let fellow = self.inno.locks.list.iter().any(|l| {
+                l.waiting
+                    && l.rec == lock::Rec::Seat(seat as u8)
+                    && l.actor as usize != actor
+                    && resumed & (1 << l.actor) != 0
+            });
+            if fellow {
+                self.race();
+            }
+            self.inno.resized |= 1 << seat;
+        }
+        self.inno.relocate(seat as u8);
+    }
+
     /// Whether writing `new` over `old` changes the record's size, so that InnoDB rewrites it
     /// elsewhere on the page rather than in place: a column's byte length, or whether it is
     /// NULL, changes (row_upd_changes_field_size_or_external).
