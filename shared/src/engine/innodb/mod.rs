@@ -17,8 +17,10 @@
 //!   its last committed version, and passes it by without waiting if that does not match. A
 //!   lookup of listed seats waits like any locking read (semi-consistency is for scans only).
 //! - Deadlocks are found the moment a wait closes a cycle, and the lightest transaction of the
-//!   cycle is rolled back whole (1213): `deadlock`. Every other error (1062, 1205) undoes only its
-//!   statement; the transaction, its earlier writes and all its locks stay (`end`).
+//!   cycle (`weight`) is rolled back whole (1213): `deadlock`; a cycle that locks going closes
+//!   is found when the transaction that let them go ends (`check`). Every other error (1062,
+//!   1205) undoes only its statement; the transaction, its earlier writes and all its locks
+//!   stay (`end`).
 //! - The clock is a parameter of each statement, read when it is sent (MySQL's NOW() is the
 //!   start of the calling statement): `now: evaluation` reads as the statement's start.
 //! - The ticket insert and its unique key, with InnoDB's gap locks: `unique`.
