@@ -71,19 +71,19 @@ impl Engine<'_> {
         None
     }
 
-    /// `actor`'s statement reaches `rec` for a lock in `mode`. If the entry set it free with
-    /// others and one of them took a conflicting lock on `rec` in this entry, held still or
-    /// let go of as its transaction ended (an autocommit statement), which of the two got
-    /// there first was the machine's choice: a race. `taken`: its lock was granted from the
-    /// queue (no race of its own), only noted for the others.
-    pub(super) fn inno_contend(&mut self, actor: usize, rec: Rec, mode: Mode, taken: bool) {
+    /// `actor`'s statement comes to `rec` for a lock in `mode` (not one the queue granted it).
+    /// If the entry set it free with others and one of them took a conflicting lock on `rec` the
+    /// same way in this entry, held still or let go of as its transaction ended (an autocommit
+    /// statement), which of the two got there first was the machine's choice: a race. Locks
+    /// the queue granted are no race: they were the waiters' before any thread ran.
+    pub(super) fn inno_contend(&mut self, actor: usize, rec: Rec, mode: Mode) {
         if self.inno.resumed & (1 << actor) == 0 {
             return;
         }
         let conflicting = |&(a, r, m): &(u8, Rec, Mode)| {
             a as usize != actor && r == rec && (m == Mode::X || mode == Mode::X)
         };
-        if !taken && self.inno.taken.iter().any(conflicting) {
+        if self.inno.taken.iter().any(conflicting) {
             self.race();
         }
         self.inno.taken.push((actor as u8, rec, mode));

@@ -104,10 +104,8 @@ impl Engine<'_> {
         let rec = Rec::Seat(seat as u8);
         let waited = r.pending.take().is_some();
         let held = !waited && self.inno.locks.holds(r.tx, rec, mode, Span::Record);
-        if !held {
-            self.inno_contend(actor, rec, mode, waited);
-        }
         if !waited && !held {
+            self.inno_contend(actor, rec, mode);
             let scan = matches!(r.kind, Kind::Update(Upd::Release { .. } | Upd::Sweep));
             let conflict = self
                 .inno

@@ -47,7 +47,7 @@ impl Engine<'_> {
                 .map(|row| row.xmin);
             if !intention_granted {
                 let mode = if dup.is_some() { Mode::S } else { Mode::X };
-                self.inno_contend(actor, rec, mode, false);
+                self.inno_contend(actor, rec, mode);
             }
             if let Some(owner) = dup {
                 if owner == r.tx {
