@@ -74,7 +74,7 @@ impl Engine<'_> {
                 .map(|r| r.seat)
                 .collect();
             for seat in tickets {
-                self.remove_ticket(tx, seat as usize);
+                self.remove_ticket(seat as usize);
             }
             for seat in 0..self.db.newest.len() {
                 // Each undo record rewrites the row, the newest first.
@@ -100,7 +100,7 @@ impl Engine<'_> {
             self.undo_row(tx, seat);
         }
         for seat in seats_of(undo.inserted) {
-            self.remove_ticket(tx, seat);
+            self.remove_ticket(seat);
             self.db.rows.retain(|r| {
                 !(r.table == Table::Booking && r.xmin == tx && r.seat as usize == seat)
             });

@@ -139,10 +139,12 @@ impl Engine<'_> {
             .map_or(Rec::TicketEnd, Rec::Ticket)
     }
 
-    /// `seat`'s ticket, inserted by `tx`, leaves the index (its insert is undone): the other
-    /// transactions' locks on it pass to the gap before the next record, and the waits for it
-    /// end, to be tried again. (The caller removes the row.)
-    pub(super) fn remove_ticket(&mut self, tx: super::super::mvcc::TxId, seat: usize) {
+    /// `seat`'s ticket leaves the index (its insert is undone): the locks on it pass to the
+    /// gap before the next record, and the waits for it end, to be tried again. The inserter's
+    /// own explicit lock passes too (lock_rec_inherit_to_gap takes every lock on the record):
+    /// when only its statement is undone (a 1062 of a later row), its transaction keeps a gap
+    /// lock that the retried inserts wait for. (The caller removes the row.)
+    pub(super) fn remove_ticket(&mut self, seat: usize) {
         let rec = Rec::Ticket(seat as u8);
         let heir = self.next_ticket(seat);
         let on: Vec<_> = self
@@ -150,7 +152,7 @@ impl Engine<'_> {
             .locks
             .list
             .iter()
-            .filter(|l| l.rec == rec && l.tx != tx)
+            .filter(|l| l.rec == rec)
             .map(|l| (l.tx, l.actor, l.mode, l.span, l.waiting))
             .collect();
         for &(t, a, mode, span, _) in &on {
