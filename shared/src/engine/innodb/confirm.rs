@@ -149,7 +149,7 @@ impl Engine<'_> {
             ..old
         };
         if self.resized(old, new) {
-            self.inno.relocate(seat as u8);
+            self.inno_moves(actor, seat);
         }
         self.db.update(seat, r.tx, new);
         self.inno.add_undo(r.tx);

@@ -3,7 +3,8 @@
 //! (`wait_trx`): the owner of the first conflicting lock in the record's queue when it began to
 //! wait, and, when locks go and it must still wait, of the first one still ahead of it. A new
 //! wait is checked at once by following those names (Brent's cycle detection, `find_cycle`);
-//! after locks went, a waiter that now names a transaction that waits itself is checked again.
+//! after locks went, the transactions that waiters name and that wait themselves are checked
+//! (`check`).
 //!
 //! The victim (`Deadlock::report`) is the lightest transaction on the cycle by TRX_WEIGHT, its
 //! undo records plus its lock structs (table locks included), the first such one met walking the
@@ -49,18 +50,43 @@ impl Engine<'_> {
             // them at once, and which gets there first is the machine's choice.
             self.race();
         }
+        let moved = matches!(rec, Rec::Seat(s) if self.inno.resized & (1 << s) != 0);
+        if self.inno.resumed & (1 << actor) != 0 && moved {
+            // A statement set free with it rewrote the row elsewhere on the page in this
+            // entry: had this thread come first, its wait would have gained the structs.
+            self.race();
+        }
         self.inno.locks.enqueue(tx, actor, rec, mode, span);
         self.inno.wait_trx[actor] = Some(first);
-        match self.victim(tx) {
-            Some(v) if v == tx => Some(deadlock()),
-            Some(v) => {
-                self.inno
-                    .victims
-                    .push(self.db.txs[v as usize].actor as usize);
-                None
-            }
-            None => None,
+        // Deadlock::check_and_resolve: the victim's wait is cancelled at once; the checks that
+        // this leaves wait for the next transaction to end.
+        let v = self.victim(tx)?;
+        self.inno_cancel(v);
+        if v == tx {
+            return Some(deadlock());
         }
+        self.inno
+            .victims
+            .push(self.db.txs[v as usize].actor as usize);
+        None
+    }
+
+    /// `actor`'s statement comes to `rec` for a lock in `mode` (not one the queue granted it).
+    /// If the entry set it free with others and one of them took a conflicting lock on `rec` the
+    /// same way in this entry, held still or let go of as its transaction ended (an autocommit
+    /// statement), which of the two got there first was the machine's choice: a race. Locks
+    /// the queue granted are no race: they were the waiters' before any thread ran.
+    pub(super) fn inno_contend(&mut self, actor: usize, rec: Rec, mode: Mode) {
+        if self.inno.resumed & (1 << actor) == 0 {
+            return;
+        }
+        let conflicting = |&(a, r, m): &(u8, Rec, Mode)| {
+            a as usize != actor && r == rec && (m == Mode::X || mode == Mode::X)
+        };
+        if self.inno.taken.iter().any(conflicting) {
+            self.race();
+        }
+        self.inno.taken.push((actor as u8, rec, mode));
     }
 
     /// The transaction a waiting one names, if it waits.
@@ -92,7 +118,7 @@ impl Engine<'_> {
     }
 
     /// The victim of a deadlock that `trx`'s check finds, if there is one.
-    fn victim(&self, trx: TxId) -> Option<TxId> {
+    pub(super) fn victim(&self, trx: TxId) -> Option<TxId> {
         let cycle = self.find_cycle(trx)?;
         let mut victim = None;
         let mut victim_weight = usize::MAX;
@@ -116,8 +142,8 @@ impl Engine<'_> {
         victim
     }
 
-    /// After an entry: resume the statements whose locks were granted, in grant order; roll back
-    /// deadlock victims; check the transactions that waiters named anew; until nothing moves.
+    /// After an entry: roll back deadlock victims; resume the statements whose locks were
+    /// granted, in grant order; run the deadlock checks left over; until nothing moves.
     pub(in crate::engine) fn inno_settle(&mut self, ev: &mut Events) {
         loop {
             if !self.inno.victims.is_empty() {
@@ -138,34 +164,10 @@ impl Engine<'_> {
                 continue;
             }
             if !self.inno.to_check.is_empty() {
-                self.check_named_anew();
+                self.inno_deadlock_check();
                 continue;
             }
             break;
-        }
-    }
-
-    /// Checks the waiters that named a waiting transaction anew after locks went, in actor order
-    /// (InnoDB keeps them in a set ordered by their objects' addresses, which the model takes
-    /// to follow the connections'): a tie between two of them on one cycle is a race.
-    fn check_named_anew(&mut self) {
-        let mut txs = std::mem::take(&mut self.inno.to_check);
-        txs.sort_by_key(|&t| self.db.txs[t as usize].actor);
-        txs.dedup();
-        for &t in &txs {
-            if let Some(v) = self.victim(t) {
-                let others_on_cycle = txs
-                    .iter()
-                    .filter(|&&o| o != t && self.victim(o).is_some())
-                    .count();
-                if v == t && others_on_cycle > 0 {
-                    self.race();
-                }
-                self.inno
-                    .victims
-                    .push(self.db.txs[v as usize].actor as usize);
-                return;
-            }
         }
     }
 }

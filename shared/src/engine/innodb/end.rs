@@ -74,7 +74,7 @@ impl Engine<'_> {
                 .map(|r| r.seat)
                 .collect();
             for seat in tickets {
-                self.remove_ticket(tx, seat as usize);
+                self.remove_ticket(seat as usize);
             }
             for seat in 0..self.db.newest.len() {
                 // Each undo record rewrites the row, the newest first.
@@ -84,8 +84,12 @@ impl Engine<'_> {
             }
             self.db.abort(tx);
         }
-        self.inno.locks.release(tx);
-        self.inno_regrant();
+        // Every lock struct it has leaves its page, the empty ones its waits left behind when
+        // their row moved included: each makes InnoDB look at that page's waiters again.
+        let pages = self.inno.locks.release(tx) | self.inno.moved_pages(tx);
+        self.inno_regrant(pages);
+        // lock_release ends with the deadlock checks its waits named.
+        self.inno_deadlock_check();
     }
 
     /// Undoes the statement in flight of `actor` alone (a statement rollback): its row versions
@@ -96,14 +100,14 @@ impl Engine<'_> {
             self.undo_row(tx, seat);
         }
         for seat in seats_of(undo.inserted) {
-            self.remove_ticket(tx, seat);
+            self.remove_ticket(seat);
             self.db.rows.retain(|r| {
                 !(r.table == Table::Booking && r.xmin == tx && r.seat as usize == seat)
             });
         }
         self.inno.grow(tx);
         self.inno.undo[tx as usize] = undo.undo_before;
-        self.inno_regrant();
+        self.inno_regrant(0);
     }
 
     /// Undoes `tx`'s uncommitted version of `seat`, if the newest is one: the row is rewritten
@@ -119,28 +123,5 @@ impl Engine<'_> {
             self.inno.relocate(seat as u8);
         }
         self.db.newest[seat] = prev;
-    }
-
-    /// Grants the waits that no lock ahead holds up any more, in queue order, and names anew
-    /// whom the others wait for.
-    pub(super) fn inno_regrant(&mut self) {
-        let (granted, still) = self.inno.locks.regrant();
-        for a in granted {
-            self.inno.wait_trx[a] = None;
-            self.inno.woken.push(a);
-        }
-        for (a, t) in still {
-            if self.inno.wait_trx[a] != Some(t) {
-                self.inno.wait_trx[a] = Some(t);
-                let blocker = self.db.txs[t as usize].actor as usize;
-                if self.inno.wait_trx[blocker].is_some() {
-                    // The waiter now names one that waits itself: its wait is checked again,
-                    // as its own (on a tie it is the victim: three SERIALIZABLE readers, two
-                    // of them writers, on MariaDB 10.11).
-                    let tx = self.running[a].as_ref().map(|r| r.tx);
-                    self.inno.to_check.extend(tx);
-                }
-            }
-        }
     }
 }

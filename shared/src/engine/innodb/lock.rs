@@ -36,8 +36,9 @@ pub(crate) enum Rec {
 }
 
 impl Rec {
-    /// Which index: locks of one transaction share a lock struct only within one index page.
-    fn index(self) -> u8 {
+    /// Which index: locks of one transaction share a lock struct only within one index page
+    /// (each index here fits on one page), and a lock that goes wakes the waiters of its page.
+    pub(super) fn index(self) -> u8 {
         match self {
             Rec::Seat(_) | Rec::SeatEnd => 0,
             Rec::Ticket(_) | Rec::TicketEnd => 1,
@@ -103,6 +104,10 @@ pub(crate) fn has_to_wait(rec: Rec, mode: Mode, span: Span, other: &Lock) -> boo
 pub(crate) struct Table {
     pub list: Vec<Lock>,
     next_struct: u32,
+    /// Lock structs that lock nothing any more but stay with their transactions until they
+    /// end (lock_rec_unlock only resets the record's bit): counted in the weight, used again
+    /// for a like lock on their page, and let go of at the end. (tx, page, mode, span, struct)
+    vacant: Vec<(TxId, u8, Mode, Span, u32)>,
 }
 
 impl Table {
@@ -139,9 +144,16 @@ impl Table {
                 && l.mode == mode
                 && l.span == span
         });
-        let strukt = match like {
-            Some(l) if !contested => l.strukt,
-            _ => self.new_struct(),
+        let page = rec.index();
+        let empty = self
+            .vacant
+            .iter()
+            .position(|v| (v.0, v.1, v.2, v.3) == (tx, page, mode, span));
+        let strukt = match (like, empty) {
+            _ if contested => self.new_struct(),
+            (Some(l), _) => l.strukt,
+            (None, Some(i)) => self.vacant.remove(i).4,
+            (None, None) => self.new_struct(),
         };
         self.push(tx, actor, rec, mode, span, false, strukt);
     }
@@ -200,43 +212,42 @@ impl Table {
             .iter()
             .filter(|l| l.tx == tx)
             .map(|l| l.strukt)
+            .chain(self.vacant.iter().filter(|v| v.0 == tx).map(|v| v.4))
             .collect();
         seen.sort_unstable();
         seen.dedup();
         seen.len()
     }
 
-    /// Drops every lock of `tx`.
-    pub fn release(&mut self, tx: TxId) {
+    /// Drops every lock of `tx`: the index pages they were on, as a mask.
+    pub fn release(&mut self, tx: TxId) -> u8 {
+        let pages = self
+            .list
+            .iter()
+            .filter(|l| l.tx == tx)
+            .fold(0, |m, l| m | 1 << l.rec.index());
+        let vacant = self
+            .vacant
+            .iter()
+            .filter(|v| v.0 == tx)
+            .fold(0, |m, v| m | 1 << v.1);
         self.list.retain(|l| l.tx != tx);
+        self.vacant.retain(|v| v.0 != tx);
+        pages | vacant
     }
 
     /// Drops the granted locks of `tx` on `rec` (READ COMMITTED lets go of a row its UPDATE
     /// examined and did not change: lock_rec_unlock).
+    /// Its struct stays, empty, unless another lock of `tx` shares it.
     pub fn unlock(&mut self, tx: TxId, rec: Rec) {
-        self.list
-            .retain(|l| !(l.tx == tx && l.rec == rec && !l.waiting));
-    }
-
-    /// Locks whose waits are over, granted in queue order: the actors to resume. For a waiter
-    /// that must still wait, the transaction of the first lock ahead that it waits for (its new
-    /// `wait_trx`), by actor.
-    pub fn regrant(&mut self) -> (Vec<usize>, Vec<(usize, TxId)>) {
-        let mut granted = Vec::new();
-        let mut still = Vec::new();
-        for i in 0..self.list.len() {
-            if !self.list[i].waiting {
-                continue;
-            }
-            let first = self.blockers(i).next().map(|l| l.tx);
-            match first {
-                None => {
-                    self.list[i].waiting = false;
-                    granted.push(self.list[i].actor as usize);
-                }
-                Some(t) => still.push((self.list[i].actor as usize, t)),
+        let gone = |l: &Lock| l.tx == tx && l.rec == rec && !l.waiting;
+        let left: Vec<Lock> = self.list.iter().filter(|l| gone(l)).copied().collect();
+        self.list.retain(|l| !gone(l));
+        for l in left {
+            if !self.list.iter().any(|o| o.strukt == l.strukt) {
+                self.vacant
+                    .push((tx, rec.index(), l.mode, l.span, l.strukt));
             }
         }
-        (granted, still)
     }
 }

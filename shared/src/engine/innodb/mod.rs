@@ -17,8 +17,10 @@
 //!   its last committed version, and passes it by without waiting if that does not match. A
 //!   lookup of listed seats waits like any locking read (semi-consistency is for scans only).
 //! - Deadlocks are found the moment a wait closes a cycle, and the lightest transaction of the
-//!   cycle is rolled back whole (1213): `deadlock`. Every other error (1062, 1205) undoes only its
-//!   statement; the transaction, its earlier writes and all its locks stay (`end`).
+//!   cycle (`weight`) is rolled back whole (1213): `deadlock`; a cycle that locks going closes
+//!   is found when the transaction that let them go ends (`check`). Every other error (1062,
+//!   1205) undoes only its statement; the transaction, its earlier writes and all its locks
+//!   stay (`end`).
 //! - The clock is a parameter of each statement, read when it is sent (MySQL's NOW() is the
 //!   start of the calling statement): `now: evaluation` reads as the statement's start.
 //! - The ticket insert and its unique key, with InnoDB's gap locks: `unique`.
@@ -30,6 +32,7 @@
 //! - `hold` runs the procedure `hold_seats` (`funcs`), `confirm` the procedure `confirm_hold`
 //!   (`confirm`).
 
+mod check;
 mod confirm;
 mod deadlock;
 mod end;
@@ -39,6 +42,7 @@ mod read;
 mod report;
 mod rows;
 mod unique;
+mod weight;
 
 use crate::outcome::StepResult;
 use crate::schedule::{Database, Isolation, Op};
@@ -88,12 +92,21 @@ pub(crate) struct Inno {
     woken: Vec<usize>,
     /// Actors chosen as deadlock victims, whose transactions are still to roll back.
     victims: Vec<usize>,
-    /// Transactions to check for a deadlock: waiters that, after locks went, name anew a
-    /// transaction that waits itself.
+    /// Transactions to check for a deadlock after locks went (`Deadlock::to_check`): the ones
+    /// that a waiter still waits for and that wait themselves (`check`).
     to_check: Vec<TxId>,
+    /// Per actor: when its connection first touched an InnoDB table (`u32::MAX`: not yet), which
+    /// orders its transaction object's address (`check`); and how many have.
+    touched: Vec<u32>,
+    touches: u32,
     /// Actors whose statements the current entry resumed, as a mask: they run at once in
     /// InnoDB, in whichever order the machine runs their threads.
     resumed: u32,
+    /// The locks those statements took in this entry (actor, record, mode), kept after they
+    /// go: another of them that reaches the record met it in a race (`inno_contend`).
+    taken: Vec<(u8, lock::Rec, lock::Mode)>,
+    /// The seats whose rows those statements rewrote elsewhere on the page (`inno_moves`).
+    resized: u64,
 }
 
 clone_reusing!(Inno {
@@ -106,13 +119,18 @@ clone_reusing!(Inno {
     woken,
     victims,
     to_check,
+    touched,
+    touches,
     resumed,
+    taken,
+    resized,
 });
 
 impl Inno {
     pub fn new(actors: usize) -> Inno {
         Inno {
             wait_trx: vec![None; actors],
+            touched: vec![u32::MAX; actors],
             stmt: vec![StmtUndo::default(); actors],
             ..Inno::default()
         }
@@ -143,54 +161,9 @@ impl Inno {
         self.grow(tx);
         self.undo[tx as usize] += 1;
     }
-
-    /// TRX_WEIGHT: undo records plus lock structs (table locks included).
-    fn weight(&self, tx: TxId) -> usize {
-        let t = tx as usize;
-        let undo = self.undo.get(t).map_or(0, |&u| u as usize);
-        let tables = self.tables.get(t).map_or(0, |&b| b.count_ones() as usize);
-        let moved = self.moved.get(t).map_or(0, |&m| m as usize);
-        undo + tables + moved + self.locks.structs(tx)
-    }
-
-    /// A seat's record changed size (an update, or its undo, that is not in place): InnoDB
-    /// moves the locks on it to the page's infimum and back (lock_rec_store_on_page_infimum,
-    /// lock_rec_restore_from_page_infimum), and each waiting lock gets a new struct each way,
-    /// the old ones staying with their transactions until they end. A granted lock finds its
-    /// own struct again. (Seen on MariaDB 10.11 in INNODB_TRX.trx_lock_structs, which grows by
-    /// two for a waiter each time the row it waits on is rewritten.)
-    fn relocate(&mut self, seat: u8) {
-        let waiters: Vec<TxId> = self
-            .locks
-            .list
-            .iter()
-            .filter(|l| l.rec == lock::Rec::Seat(seat) && l.waiting)
-            .map(|l| l.tx)
-            .collect();
-        for tx in waiters {
-            self.grow(tx);
-            self.moved[tx as usize] += 2;
-        }
-    }
 }
 
 impl Engine<'_> {
-    /// Whether writing `new` over `old` changes the record's size, so that InnoDB rewrites it
-    /// elsewhere on the page rather than in place: a column's byte length, or whether it is
-    /// NULL, changes (row_upd_changes_field_size_or_external).
-    fn resized(&self, old: super::mvcc::SeatVal, new: super::mvcc::SeatVal) -> bool {
-        let names = &self.names;
-        let size = |v: super::mvcc::SeatVal| {
-            (
-                v.status.as_sql().len(),
-                v.holder.map(|h| names.names[h as usize].len()),
-                v.hold.map(|h| names.holds[h as usize].len()),
-                v.until.is_some(),
-            )
-        };
-        size(old) != size(new)
-    }
-
     /// Whether this engine runs InnoDB's rules.
     pub(in crate::engine) fn innodb(&self) -> bool {
         self.schedule.database() == Database::Innodb
@@ -206,6 +179,8 @@ impl Engine<'_> {
         ev: &mut Events,
     ) {
         self.inno.resumed = 0;
+        self.inno.taken.clear();
+        self.inno.resized = 0;
         let op = &self.schedule.actors()[actor].program[op_index];
         let ok = StepResult::Ok { rows: None };
         match op {
@@ -227,11 +202,13 @@ impl Engine<'_> {
                 return self.answer(actor, op_index, k, ok, ev);
             }
             Op::Hold { .. } => {
+                self.inno_touch(actor);
                 let result = self.inno_hold(actor, op_index, cx);
                 return self.answer(actor, op_index, k, result, ev);
             }
             _ => {}
         }
+        self.inno_touch(actor);
         let mut kind = super::ops::statement_kind(op, actor, cx);
         // The clock is the statement's parameter, read as it is sent.
         match &mut kind {

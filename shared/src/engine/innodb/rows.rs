@@ -105,6 +105,7 @@ impl Engine<'_> {
         let waited = r.pending.take().is_some();
         let held = !waited && self.inno.locks.holds(r.tx, rec, mode, Span::Record);
         if !waited && !held {
+            self.inno_contend(actor, rec, mode);
             let scan = matches!(r.kind, Kind::Update(Upd::Release { .. } | Upd::Sweep));
             let conflict = self
                 .inno
@@ -159,7 +160,7 @@ impl Engine<'_> {
             let own = self.db.versions[v as usize].xmin == r.tx;
             if self.isolation(r.tx) == Isolation::ReadCommitted && !held && !waited && !own {
                 self.inno.locks.unlock(r.tx, rec);
-                self.inno_regrant();
+                self.inno_regrant(0);
             }
             return Visit::Done(None);
         }
@@ -170,7 +171,7 @@ impl Engine<'_> {
         if new != val {
             // A row set to what it holds is not changed: no new version, no undo record.
             if self.resized(val, new) {
-                self.inno.relocate(seat as u8);
+                self.inno_moves(actor, seat);
             }
             self.db.update(seat, r.tx, new);
             self.inno.add_undo(r.tx);

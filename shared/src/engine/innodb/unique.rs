@@ -45,6 +45,10 @@ impl Engine<'_> {
                 .iter()
                 .find(|row| row.table == Table::Booking && row.seat as usize == seat)
                 .map(|row| row.xmin);
+            if !intention_granted {
+                let mode = if dup.is_some() { Mode::S } else { Mode::X };
+                self.inno_contend(actor, rec, mode);
+            }
             if let Some(owner) = dup {
                 if owner == r.tx {
                     return Poll::Done(self.duplicate(seat));
@@ -135,10 +139,12 @@ impl Engine<'_> {
             .map_or(Rec::TicketEnd, Rec::Ticket)
     }
 
-    /// `seat`'s ticket, inserted by `tx`, leaves the index (its insert is undone): the other
-    /// transactions' locks on it pass to the gap before the next record, and the waits for it
-    /// end, to be tried again. (The caller removes the row.)
-    pub(super) fn remove_ticket(&mut self, tx: super::super::mvcc::TxId, seat: usize) {
+    /// `seat`'s ticket leaves the index (its insert is undone): the locks on it pass to the
+    /// gap before the next record, and the waits for it end, to be tried again. The inserter's
+    /// own explicit lock passes too (lock_rec_inherit_to_gap takes every lock on the record):
+    /// when only its statement is undone (a 1062 of a later row), its transaction keeps a gap
+    /// lock that the retried inserts wait for. (The caller removes the row.)
+    pub(super) fn remove_ticket(&mut self, seat: usize) {
         let rec = Rec::Ticket(seat as u8);
         let heir = self.next_ticket(seat);
         let on: Vec<_> = self
@@ -146,7 +152,7 @@ impl Engine<'_> {
             .locks
             .list
             .iter()
-            .filter(|l| l.rec == rec && l.tx != tx)
+            .filter(|l| l.rec == rec)
             .map(|l| (l.tx, l.actor, l.mode, l.span, l.waiting))
             .collect();
         for &(t, a, mode, span, _) in &on {
@@ -159,7 +165,7 @@ impl Engine<'_> {
         for &(_, a, _, _, waiting) in &on {
             if waiting {
                 // Its wait is cancelled: it tries its insert again from the duplicate check.
-                self.inno.wait_trx[a as usize] = None;
+                self.inno_wait_ends(a as usize);
                 self.inno.woken.push(a as usize);
                 if let Some(p) = self.running[a as usize]
                     .as_mut()

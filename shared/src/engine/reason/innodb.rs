@@ -62,14 +62,17 @@ pub(super) fn waiting(e: &Cx<'_>, node: &Node, w: WaitNote, kind: InnoWait) -> S
     }
 }
 
-/// The start of a line that broke a deadlock on InnoDB, before what the entry did.
+/// The start of a line that broke a deadlock on InnoDB, before what the entry did. Several
+/// victims are several cycles, each broken as it was found, the next one often closed by the
+/// previous victim's cancelled wait.
 pub(super) fn victims(victims: &[String], own: &str) -> String {
-    let whose = if victims.len() == 1 {
-        format!("{}'s", victims[0])
-    } else {
-        format!("{}'", join(victims))
-    };
+    if let [one] = victims {
+        return format!(
+            "deadlock: InnoDB rolled {one}'s whole transaction back the moment the cycle closed, one with the fewest changes and locks on the cycle (1213); {own}"
+        );
+    }
     format!(
-        "deadlock: InnoDB rolled {whose} whole transaction back the moment the cycle closed, one with the fewest changes and locks on the cycle (1213); {own}"
+        "deadlocks: InnoDB rolled back the whole transactions of {}, one cycle after another, each time one with the fewest changes and locks on the cycle (1213); {own}",
+        join(victims)
     )
 }
