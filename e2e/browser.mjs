@@ -38,3 +38,22 @@ export function useBrowser() {
   });
   return { newContext: (options) => browser.newContext(options) };
 }
+
+/** Opens `path` on the server in a fresh context of `browser` (from `useBrowser`) with the cache
+ *  off, and waits for `ready` and a quiet network: every response's bytes over the wire, by URL. */
+export async function visitBytes(browser, path, { viewport = { width: 1280, height: 900 }, ready }) {
+  const context = await browser.newContext({ viewport });
+  const page = await context.newPage();
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('Network.enable');
+  await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
+  const sizes = new Map();
+  const urls = new Map();
+  cdp.on('Network.requestWillBeSent', (e) => urls.set(e.requestId, e.request.url));
+  cdp.on('Network.loadingFinished', (e) => sizes.set(e.requestId, e.encodedDataLength));
+  await page.goto(new URL(path, BASE_URL).href, { waitUntil: 'load' });
+  await page.locator(ready).first().waitFor({ timeout: 30_000 });
+  await page.waitForLoadState('networkidle');
+  await context.close();
+  return [...sizes].map(([id, bytes]) => ({ url: urls.get(id) || '', bytes }));
+}

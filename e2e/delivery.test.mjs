@@ -12,7 +12,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { BASE_URL, SCREENSHOTS, useBrowser } from './browser.mjs';
+import { BASE_URL, SCREENSHOTS, useBrowser, visitBytes } from './browser.mjs';
 
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 const CHAPTERS = [1, 2, 3, 4, 5];
@@ -47,23 +47,8 @@ async function chapterHtml(n) {
   return { response, html: await response.text() };
 }
 
-/** Opens `path` in a fresh context with the cache off: the bytes of every response, by URL. */
-async function visit(path) {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  const page = await context.newPage();
-  const cdp = await context.newCDPSession(page);
-  await cdp.send('Network.enable');
-  await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
-  const sizes = new Map();
-  const urls = new Map();
-  cdp.on('Network.requestWillBeSent', (e) => urls.set(e.requestId, e.request.url));
-  cdp.on('Network.loadingFinished', (e) => sizes.set(e.requestId, e.encodedDataLength));
-  await page.goto(url(path), { waitUntil: 'load' });
-  await page.locator('[data-testid="timeline"]').waitFor({ timeout: 30_000 });
-  await page.waitForLoadState('networkidle');
-  await context.close();
-  return [...sizes].map(([id, bytes]) => ({ url: urls.get(id) || '', bytes }));
-}
+/** The bytes of every response of a first visit to `path`, by URL. */
+const visit = (path) => visitBytes(browser, path, { ready: '[data-testid="timeline"]' });
 
 test('a first visit to a chapter stays within its byte budget over the wire', async (t) => {
   for (const n of [1, 4]) {

@@ -15,7 +15,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { BASE_URL, SCREENSHOTS, useBrowser } from './browser.mjs';
+import { BASE_URL, SCREENSHOTS, useBrowser, visitBytes } from './browser.mjs';
 
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 /** The room pages' first visit over the wire (HTML with its inline style sheets, JS glue,
@@ -220,31 +220,19 @@ test('two phones race for one seat: exactly one holds it, the projector shows it
 });
 
 test('the room bundle is its own: within its budget, and the chapters never load it', async (t) => {
-  const context = await browser.newContext({ viewport: PHONE });
-  const page = await context.newPage();
-  const cdp = await context.newCDPSession(page);
-  await cdp.send('Network.enable');
-  await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
-  const sizes = new Map();
-  const urls = new Map();
-  cdp.on('Network.requestWillBeSent', (e) => urls.set(e.requestId, e.request.url));
-  cdp.on('Network.loadingFinished', (e) => sizes.set(e.requestId, e.encodedDataLength));
-  await page.goto(url('/room/new'), { waitUntil: 'load' });
-  await page.locator('[data-testid="defences"] input').first().waitFor({ timeout: 30_000 });
-  await page.waitForLoadState('networkidle');
-  const bundle = [...sizes].filter(([id]) => !(urls.get(id) || '').includes('/api/'));
-  const total = bundle.reduce((a, [, s]) => a + s, 0);
-  const wasm = bundle.filter(([id]) => urls.get(id).endsWith('.wasm'));
-  figure(t, `room page first visit: ${total} bytes over the wire in ${bundle.length} responses (wasm ${wasm.map(([, s]) => s).join(', ')} bytes); the budget is ${ROOM_BUDGET}`);
+  const responses = await visitBytes(browser, '/room/new', { viewport: PHONE, ready: '[data-testid="defences"] input' });
+  const bundle = responses.filter((r) => !r.url.includes('/api/'));
+  const total = bundle.reduce((a, r) => a + r.bytes, 0);
+  const wasm = bundle.filter((r) => r.url.endsWith('.wasm'));
+  figure(t, `room page first visit: ${total} bytes over the wire in ${bundle.length} responses (wasm ${wasm.map((r) => r.bytes).join(', ')} bytes); the budget is ${ROOM_BUDGET}`);
   assert.equal(wasm.length, 1);
-  assert.ok(urls.get(wasm[0][0]).includes('/room-page/'), urls.get(wasm[0][0]));
+  assert.ok(wasm[0].url.includes('/room-page/'), wasm[0].url);
   assert.ok(total <= ROOM_BUDGET, `${total} bytes, more than the room's budget of ${ROOM_BUDGET}`);
   const chapter = await (await fetch(url('/chapter/1'))).text();
   assert.ok(!chapter.includes('room-page'), 'the chapters do not name the room bundle');
   const html = await fetch(url('/room/new'));
   assert.match(html.headers.get('content-security-policy'), /style-src 'self' 'sha256-/);
   assert.equal(html.headers.get('cache-control'), 'no-cache');
-  await context.close();
 });
 
 test('a phone whose event stream drops says it is reconnecting, then shows the true state', async (t) => {
