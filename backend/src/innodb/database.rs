@@ -13,7 +13,8 @@ use sqlx::{Connection, Executor};
 use tokio::sync::mpsc;
 
 use super::actor::{Actor, Completion};
-use super::monitor::{Flavor, Monitor};
+use super::flavor::Flavor;
+use super::monitor::Monitor;
 use crate::executor::ExecError;
 
 /// Every run database's name starts so (and nothing else's may).

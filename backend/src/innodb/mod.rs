@@ -17,6 +17,7 @@
 
 mod actor;
 mod database;
+mod flavor;
 mod holders;
 mod monitor;
 mod run;

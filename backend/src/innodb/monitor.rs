@@ -22,6 +22,7 @@ use sqlx::{Executor, Row};
 use tokio::sync::Mutex;
 
 use super::actor::text;
+use super::flavor::Flavor;
 use super::holders;
 use crate::executor::ExecError;
 
@@ -30,53 +31,6 @@ const CACHE_IDLE: Duration = Duration::from_millis(105);
 /// How many stale readings in a row before the check gives up (another client of the server
 /// reads the lock tables all the time).
 const STALE_TRIES: usize = 100;
-
-/// Which server: where it shows who waits for whom.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Flavor {
-    /// INFORMATION_SCHEMA.INNODB_LOCK_WAITS.
-    MariaDb,
-    /// performance_schema.data_lock_waits (MySQL 8 has no INNODB_LOCK_WAITS).
-    MySql,
-}
-
-impl Flavor {
-    pub fn of(version: &str) -> Flavor {
-        if version.contains("MariaDB") {
-            Flavor::MariaDb
-        } else {
-            Flavor::MySql
-        }
-    }
-
-    /// The blocking lock when its transaction has no id (`holders`), else null.
-    fn anonymous_blocker(self) -> &'static str {
-        match self {
-            Flavor::MariaDb => "case when w.blocking_trx_id = 0 then w.blocking_lock_id end",
-            Flavor::MySql => "cast(null as char)",
-        }
-    }
-
-    fn waits(self) -> &'static str {
-        match self {
-            Flavor::MariaDb => {
-                // A transaction without an id (trx_id 0, `holders`) is matched by the lock it
-                // waits for too, and is never joined as a blocker by its id.
-                "left join information_schema.innodb_lock_waits w
-                        on w.requesting_trx_id = t.trx_id
-                       and w.requested_lock_id = t.trx_requested_lock_id
-                 left join information_schema.innodb_trx b
-                        on b.trx_id = w.blocking_trx_id and b.trx_id <> 0"
-            }
-            Flavor::MySql => {
-                "left join performance_schema.data_lock_waits w
-                        on w.requesting_engine_transaction_id = t.trx_id
-                 left join information_schema.innodb_trx b
-                        on b.trx_id = w.blocking_engine_transaction_id"
-            }
-        }
-    }
-}
 
 /// One reader of InnoDB's lock tables at a time in this process (its turn at `GATE_LOCK`), and
 /// the last fresh reading: when it was sent, and its rows. A reading shows every transaction
