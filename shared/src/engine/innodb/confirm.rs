@@ -96,10 +96,9 @@ impl Engine<'_> {
             if r.pending.take().is_none() && !self.inno.locks.holds(r.tx, rec, Mode::S, span) {
                 if self.inno.locks.conflict(r.tx, rec, Mode::S, span).is_some() {
                     r.pending = Some((0, 0, false));
-                    return match self.inno_wait(actor, r.tx, rec, Mode::S, span) {
-                        Some(e) => Poll::Done(e),
-                        None => Poll::Wait,
-                    };
+                    return self
+                        .inno_wait(actor, r.tx, rec, Mode::S, span)
+                        .map_or(Poll::Wait, Poll::Done);
                 }
                 self.inno.locks.grant(r.tx, actor, rec, Mode::S, span);
             }
@@ -170,24 +169,11 @@ impl Engine<'_> {
                 .is_some()
         {
             r.pending = Some((0, 0, true));
-            return match self.inno_wait(actor, r.tx, next, Mode::X, Span::Insert) {
-                Some(e) => Poll::Done(e),
-                None => Poll::Wait,
-            };
+            return self
+                .inno_wait(actor, r.tx, next, Mode::X, Span::Insert)
+                .map_or(Poll::Wait, Poll::Done);
         }
-        // The new record takes on the gap locks of the next one, for the gap before it.
-        let gaps: Vec<_> = self
-            .inno
-            .locks
-            .list
-            .iter()
-            .filter(|l| l.rec == next && !l.waiting && l.span == Span::Gap)
-            .map(|l| (l.tx, l.actor, l.mode))
-            .collect();
-        for (tx, a, mode) in gaps {
-            let rec = Rec::Payment(c.hold);
-            self.inno.locks.grant(tx, a as usize, rec, mode, Span::Gap);
-        }
+        self.inno.locks.inherit_gaps(next, Rec::Payment(c.hold));
         let issued = c.valid == c.seats && c.seats != 0;
         let payment = Row {
             table: Table::Payment,

@@ -130,6 +130,20 @@ impl Table {
             .find(|l| l.tx != tx && l.rec == rec && has_to_wait(rec, mode, span, l))
     }
 
+    /// A record inserted before `next` takes on the gap locks granted on `next`, for the gap
+    /// before it (lock_rec_inherit_to_gap_if_gap_lock).
+    pub fn inherit_gaps(&mut self, next: Rec, inserted: Rec) {
+        let gaps: Vec<_> = self
+            .list
+            .iter()
+            .filter(|l| l.rec == next && !l.waiting && l.span == Span::Gap)
+            .map(|l| (l.tx, l.actor, l.mode))
+            .collect();
+        for (tx, actor, mode) in gaps {
+            self.grant(tx, actor as usize, inserted, mode, Span::Gap);
+        }
+    }
+
     /// Adds a granted lock, in the struct of a like one of the same transaction on the same page
     /// unless another transaction waits for this record (lock_rec_add_to_queue).
     pub fn grant(&mut self, tx: TxId, actor: usize, rec: Rec, mode: Mode, span: Span) {

@@ -131,10 +131,9 @@ impl Engine<'_> {
                     _ => {}
                 }
                 r.pending = Some((seat as u8, 0, false));
-                return match self.inno_wait(actor, r.tx, rec, mode, Span::Record) {
-                    Some(e) => Visit::Fail(e),
-                    None => Visit::Wait,
-                };
+                return self
+                    .inno_wait(actor, r.tx, rec, mode, Span::Record)
+                    .map_or(Visit::Wait, Visit::Fail);
             }
             self.inno.locks.grant(r.tx, actor, rec, mode, Span::Record);
         }

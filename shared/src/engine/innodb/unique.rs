@@ -77,10 +77,9 @@ impl Engine<'_> {
                     return Poll::Done(self.duplicate(seat));
                 }
                 r.pending = Some((seat as u8, 0, false));
-                return match self.inno_wait(actor, r.tx, rec, Mode::S, Span::Record) {
-                    Some(e) => Poll::Done(e),
-                    None => Poll::Wait,
-                };
+                return self
+                    .inno_wait(actor, r.tx, rec, Mode::S, Span::Record)
+                    .map_or(Poll::Wait, Poll::Done);
             }
             let next = self.next_ticket(seat);
             if !intention_granted
@@ -91,23 +90,11 @@ impl Engine<'_> {
                     .is_some()
             {
                 r.pending = Some((seat as u8, 0, true));
-                return match self.inno_wait(actor, r.tx, next, Mode::X, Span::Insert) {
-                    Some(e) => Poll::Done(e),
-                    None => Poll::Wait,
-                };
+                return self
+                    .inno_wait(actor, r.tx, next, Mode::X, Span::Insert)
+                    .map_or(Poll::Wait, Poll::Done);
             }
-            // The new record takes on the gap locks of the next one, for the gap before it.
-            let gaps: Vec<_> = self
-                .inno
-                .locks
-                .list
-                .iter()
-                .filter(|l| l.rec == next && !l.waiting && l.span == Span::Gap)
-                .map(|l| (l.tx, l.actor, l.mode))
-                .collect();
-            for (tx, a, mode) in gaps {
-                self.inno.locks.grant(tx, a as usize, rec, mode, Span::Gap);
-            }
+            self.inno.locks.inherit_gaps(next, rec);
             self.db.insert(Row {
                 table: Table::Booking,
                 xmin: r.tx,
