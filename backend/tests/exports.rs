@@ -427,6 +427,7 @@ impl<'s> Harness<'s> {
                 holder: r.get(2),
                 hold_id: r.get(3),
                 until: r.get(4),
+                value: None,
             })
             .collect();
         for (_, t) in std::mem::take(&mut self.terminals) {

@@ -211,7 +211,7 @@ impl Clients {
                 Action::Done(StepResult::Answer { answer })
             }
             _ => Action::Send(
-                sql::statement_on(schedule.database(), op, &self.context(schedule, actor))
+                sql::statement_of(schedule, op, &self.context(schedule, actor))
                     .expect("every op but pay and the Redis ops has SQL"),
             ),
         }
@@ -273,6 +273,20 @@ pub fn seen_row(
         status,
         holder,
         until,
+        value: None,
         available,
+    }
+}
+
+/// A returned counter row as the actor judges it: enough left if its value covers what one
+/// request takes (a coupon's is 1 while unused).
+pub fn seen_counter(row: &str, value: i64, take: i64) -> SeenRow {
+    SeenRow {
+        seat: row.to_string(),
+        status: SeatStatus::Available,
+        holder: None,
+        until: None,
+        value: Some(value),
+        available: value >= take,
     }
 }

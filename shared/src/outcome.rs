@@ -23,6 +23,23 @@ pub struct SeatRow {
     pub hold_id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub until: Option<i64>,
+    /// A counter's value (`Shape`): `None` on a seat.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<i64>,
+}
+
+impl SeatRow {
+    /// A counter's row, with its value.
+    pub fn counter(id: String, value: i64) -> SeatRow {
+        SeatRow {
+            id,
+            status: SeatStatus::Available,
+            holder: None,
+            hold_id: None,
+            until: None,
+            value: Some(value),
+        }
+    }
 }
 
 /// A stored ticket row (`booking_seats`).
@@ -54,7 +71,10 @@ pub struct SeenRow {
     pub holder: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub until: Option<i64>,
-    /// Whether the actor now remembers the seat as available.
+    /// A counter's value (`Shape`): `None` on a seat.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<i64>,
+    /// Whether the actor now remembers the seat as available (a counter: enough was left).
     pub available: bool,
 }
 

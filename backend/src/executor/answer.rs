@@ -5,13 +5,13 @@ use shared::outcome::{Answer, SeenRow, StepResult};
 use shared::schedule::{Op, SeatStatus};
 
 use super::actor::TxEffect;
-use super::statement::{Fetch, Raw};
+use super::statement::{Counting, Fetch, Raw};
 use super::ExecError;
 
-/// How the answer of `op` is fetched.
-pub(crate) fn fetch_of(op: &Op) -> Fetch {
+/// How the answer of `op` is fetched; `counting`: how a counter's rows are read, on one.
+pub(crate) fn fetch_of(op: &Op, counting: Option<Counting>) -> Fetch {
     match op {
-        Op::Read { .. } | Op::Lock { .. } => Fetch::Rows,
+        Op::Read { .. } | Op::Lock { .. } => counting.map_or(Fetch::Rows, Fetch::Counters),
         Op::Hold { .. } | Op::Confirm { .. } => Fetch::Text,
         _ => Fetch::Affected,
     }
@@ -86,6 +86,18 @@ pub(crate) fn read(
                     ))
                 })
                 .collect::<Result<Vec<_>, ExecError>>()?;
+            return Ok((
+                StepResult::Ok {
+                    rows: Some(seen.len() as u64),
+                },
+                seen,
+            ));
+        }
+        (Op::Read { .. } | Op::Lock { .. }, Raw::Counters(rows, take)) => {
+            let seen: Vec<SeenRow> = rows
+                .iter()
+                .map(|(row, value)| client::seen_counter(row, *value, *take))
+                .collect();
             return Ok((
                 StepResult::Ok {
                     rows: Some(seen.len() as u64),

@@ -91,7 +91,7 @@ pub async fn answer_one(
     commit_of_failed: bool,
     clock: i64,
 ) -> Result<(shared::outcome::StepResult, Vec<shared::outcome::SeenRow>), ExecError> {
-    let raw = statement::run(conn, statement, answer::fetch_of(op)).await;
+    let raw = statement::run(conn, statement, answer::fetch_of(op, None)).await;
     answer::step(op, raw, commit_of_failed, clock)
 }
 

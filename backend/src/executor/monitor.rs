@@ -13,18 +13,21 @@ use sqlx::{Executor, PgConnection};
 
 use super::ExecError;
 
-/// The four `SNAPSHOT_*` queries of `shared::sql` in one statement: one round trip, and one
-/// snapshot for all four, so the tables can never be read half-way through a commit.
+/// The four `SNAPSHOT_*` queries of `shared::sql` and the counters' rows
+/// (`sql::counter::snapshot_all`) in one statement: one round trip, and one snapshot for all,
+/// so the tables can never be read half-way through a commit.
 static SNAPSHOT: LazyLock<String> = LazyLock::new(|| {
     format!(
         "select (select coalesce(json_agg(s), '[]')::text from ({}) s),
                 (select coalesce(json_agg(b), '[]')::text from ({}) b),
                 (select coalesce(json_agg(r.holder), '[]')::text from ({}) r),
-                ({})",
+                ({}),
+                (select coalesce(json_agg(c), '[]')::text from ({}) c)",
         sql::SNAPSHOT_SEATS,
         sql::SNAPSHOT_BOOKINGS,
         sql::SNAPSHOT_REFUNDS,
-        sql::SNAPSHOT_CLOCK
+        sql::SNAPSHOT_CLOCK,
+        sql::counter::snapshot_all()
     )
 });
 
@@ -69,6 +72,12 @@ struct SeatJson {
 }
 
 #[derive(Deserialize)]
+struct CounterJson {
+    id: String,
+    value: i64,
+}
+
+#[derive(Deserialize)]
 struct BookingJson {
     seat_id: String,
     holder: String,
@@ -77,9 +86,9 @@ struct BookingJson {
 
 /// The committed tables, as a fresh transaction would read them.
 pub(crate) async fn snapshot(conn: &mut PgConnection, show: i64) -> Result<Tables, ExecError> {
-    let (seats, bookings, refunds, clock): (String, String, String, i64) =
+    let (seats, bookings, refunds, clock, counters): (String, String, String, i64, String) =
         sqlx::query_as(&SNAPSHOT).bind(show).fetch_one(conn).await?;
-    tables(seats, bookings, refunds, clock)
+    tables(seats, bookings, refunds, clock, counters)
 }
 
 /// `snapshot`, and which of the sessions `pids` are gone (`gone`), in one round trip.
@@ -88,21 +97,22 @@ pub(crate) async fn snapshot_and_gone(
     show: i64,
     pids: &[i32],
 ) -> Result<(Tables, Vec<i32>), ExecError> {
-    let (seats, bookings, refunds, clock, gone): (String, String, String, i64, Vec<i32>) =
-        sqlx::query_as(&SNAPSHOT_AND_GONE)
-            .bind(show)
-            .bind(pids)
-            .fetch_one(conn)
-            .await?;
-    Ok((tables(seats, bookings, refunds, clock)?, gone))
+    type Row = (String, String, String, i64, String, Vec<i32>);
+    let (seats, bookings, refunds, clock, counters, gone): Row = sqlx::query_as(&SNAPSHOT_AND_GONE)
+        .bind(show)
+        .bind(pids)
+        .fetch_one(conn)
+        .await?;
+    Ok((tables(seats, bookings, refunds, clock, counters)?, gone))
 }
 
-/// The tables, from the snapshot's JSON columns.
+/// The tables, from the snapshot's JSON columns (a counter's rows are its seats).
 fn tables(
     seats: String,
     bookings: String,
     refunds: String,
     clock: i64,
+    counters: String,
 ) -> Result<Tables, ExecError> {
     let bad =
         |e: serde_json::Error| ExecError::Unexpected(format!("a snapshot did not parse: {e}"));
@@ -120,9 +130,16 @@ fn tables(
                 holder: s.holder,
                 hold_id: s.hold_id,
                 until: s.held_until,
+                value: None,
             })
         })
         .collect::<Result<Vec<_>, ExecError>>()?;
+    let counters: Vec<CounterJson> = serde_json::from_str(&counters).map_err(bad)?;
+    seats.extend(
+        counters
+            .into_iter()
+            .map(|c| SeatRow::counter(c.id, c.value)),
+    );
     let mut bookings: Vec<BookingRow> = bookings
         .into_iter()
         .map(|b| BookingRow {

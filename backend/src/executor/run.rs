@@ -23,6 +23,7 @@ use self::pace::PaceWatch;
 use super::phases::Phases;
 use super::session::{Completions, Session};
 use super::spacing;
+use super::statement::Counting;
 use super::{answer, monitor, ExecError};
 
 /// Whether the model's run of `schedule` breaks a deadlock (or the model cannot run it, when
@@ -219,7 +220,8 @@ impl<'a> Driver<'a> {
             commit_of_failed,
             autocommit,
         });
-        let (fetch, tx) = (answer::fetch_of(op), answer::tx_effect_of(op));
+        let counting = Counting::of(self.schedule.scenario());
+        let (fetch, tx) = (answer::fetch_of(op, counting), answer::tx_effect_of(op));
         if !buyer.conn.send(statement, fetch, tx) {
             let actor = &self.entries[k].actor;
             return Err(ExecError::Unexpected(format!(

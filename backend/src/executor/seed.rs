@@ -27,6 +27,9 @@ pub(super) async fn seed(
     schedule: &Schedule,
 ) -> Result<(), sqlx::Error> {
     let scenario = schedule.scenario();
+    if let Some(table) = sql::counter::table(scenario.kind) {
+        return seed_counters(monitor, schedule, table).await;
+    }
     let mut seats = (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut tickets = (Vec::new(), Vec::new(), Vec::new());
     for seat in &scenario.seats {
@@ -57,6 +60,35 @@ pub(super) async fn seed(
         .bind(tickets.0)
         .bind(tickets.1)
         .bind(tickets.2)
+        .bind(scenario.clock)
+        .execute(monitor)
+        .await?;
+    Ok(())
+}
+
+/// Seeds a counter's rows, as `Table::insert` inserts them (what the psql export writes), and
+/// the clock, in one round trip.
+async fn seed_counters(
+    monitor: &mut PgConnection,
+    schedule: &Schedule,
+    table: sql::counter::Table,
+) -> Result<(), sqlx::Error> {
+    let scenario = schedule.scenario();
+    // `Table::insert` a row at a time, as one insert of every row.
+    let value = if table.is_flag() { "v = 0" } else { "v" };
+    let seed = format!(
+        "with rows as (insert into {} ({}, {}) select k, {value} from unnest($1::text[], $2::int8[]) as t(k, v))
+select setval('clock', $3)",
+        table.name, table.key, table.column
+    );
+    let (keys, values): (Vec<String>, Vec<i64>) = scenario
+        .seats
+        .iter()
+        .map(|s| (s.id.clone(), s.value.unwrap_or(0)))
+        .unzip();
+    sqlx::query(&seed)
+        .bind(keys)
+        .bind(values)
         .bind(scenario.clock)
         .execute(monitor)
         .await?;

@@ -14,8 +14,28 @@ pub(crate) enum Fetch {
     Affected,
     /// Seat rows (`seat_id, status, holder, held_until`).
     Rows,
+    /// A counter's rows (key, value or flag), each judged against what one request takes.
+    Counters(Counting),
     /// One text value (the one-call functions).
     Text,
+}
+
+/// How a counter's rows are read: what one request takes, and whether the value is a flag
+/// (a coupon's `used`, read as 1 while unset).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Counting {
+    pub take: i64,
+    pub flag: bool,
+}
+
+impl Counting {
+    /// The counting of `scenario`'s rows, if they are a counter's.
+    pub fn of(scenario: &shared::schedule::Scenario) -> Option<Counting> {
+        Some(Counting {
+            take: scenario.counter_take()?,
+            flag: shared::sql::counter::table(scenario.kind)?.is_flag(),
+        })
+    }
 }
 
 /// A seat row as a `read` or `lock` returned it.
@@ -32,6 +52,8 @@ pub(crate) struct RawRow {
 pub(crate) enum Raw {
     Affected(u64),
     Rows(Vec<RawRow>),
+    /// A counter's rows (key, value: a flag's is 1 while unset) and what one request takes.
+    Counters(Vec<(String, i64)>, i64),
     Text(String),
 }
 
@@ -80,6 +102,20 @@ pub(super) fn run<'c>(
                     })
                     .collect::<Result<_, sqlx::Error>>()
                     .map(Raw::Rows)
+            }
+            Fetch::Counters(c) => {
+                let rows = query.fetch_all(conn).await?;
+                rows.iter()
+                    .map(|row| {
+                        let value = if c.flag {
+                            i64::from(!row.try_get::<bool, _>(1)?)
+                        } else {
+                            row.try_get(1)?
+                        };
+                        Ok((row.try_get(0)?, value))
+                    })
+                    .collect::<Result<_, sqlx::Error>>()
+                    .map(|rows| Raw::Counters(rows, c.take))
             }
         }
     })

@@ -111,6 +111,21 @@ async fn run(
                 .collect::<Result<_, sqlx::Error>>()
                 .map(Raw::Rows)
         }
+        Fetch::Counters(c) => {
+            let rows = query.fetch_all(conn).await?;
+            rows.iter()
+                .map(|row| {
+                    // A flag is MySQL's boolean, a tinyint(1): 1 when set.
+                    let value = if c.flag {
+                        i64::from(!row.try_get::<bool, _>(1)?)
+                    } else {
+                        row.try_get(1)?
+                    };
+                    Ok((text(row, 0)?.unwrap_or_default(), value))
+                })
+                .collect::<Result<_, sqlx::Error>>()
+                .map(|rows| Raw::Counters(rows, c.take))
+        }
     }
 }
 

@@ -6,7 +6,7 @@
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use shared::schedule::{Schedule, SeatStatus};
+use shared::schedule::{Database, Schedule, SeatStatus};
 use shared::sql::{self, innodb};
 use sqlx::mysql::{MySqlConnectOptions, MySqlConnection, MySqlPool};
 use sqlx::{Connection, Executor};
@@ -145,7 +145,17 @@ async fn drop_database(pool: &MySqlPool, name: &str, threads: &[i64]) -> Result<
 /// `innodb::INSERT_SEAT`, `INSERT_BOOKING` and `SET_CLOCK` write them (what an export prints).
 async fn seed(conn: &mut MySqlConnection, schedule: &Schedule) -> Result<(), sqlx::Error> {
     let scenario = schedule.scenario();
-    for seat in &scenario.seats {
+    if let Some(table) = sql::counter::table(scenario.kind) {
+        let insert = table.insert(Database::Innodb);
+        for row in &scenario.seats {
+            sqlx::query(&insert)
+                .bind(&row.id)
+                .bind(row.value.unwrap_or(0))
+                .execute(&mut *conn)
+                .await?;
+        }
+    }
+    for seat in scenario.seats.iter().filter(|s| s.value.is_none()) {
         let hold_id = match seat.status {
             SeatStatus::Available => None,
             SeatStatus::Held | SeatStatus::Booked => seat.holder.as_deref().map(sql::initial_hold),

@@ -100,7 +100,18 @@ impl Monitor {
                 holder: text(r, 2)?,
                 hold_id: text(r, 3)?,
                 until: r.try_get(4)?,
+                value: None,
             });
+        }
+        // A counter's rows are its seats (a run fills one of the tables).
+        let rows = sqlx::query(&innodb::snapshot_counters())
+            .fetch_all(&mut self.conn)
+            .await?;
+        for r in &rows {
+            seats.push(SeatRow::counter(
+                text(r, 0)?.unwrap_or_default(),
+                r.try_get(1)?,
+            ));
         }
         let rows = sqlx::query(innodb::SNAPSHOT_BOOKINGS)
             .bind(show)

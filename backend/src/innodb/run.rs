@@ -18,6 +18,7 @@ use shared::sql::Statement;
 use super::actor::{self, Completion};
 use super::database::Session;
 use crate::executor::answer::fetch_of;
+use crate::executor::statement::Counting;
 use crate::executor::waits::WaitGraph;
 use crate::executor::ExecError;
 
@@ -125,7 +126,8 @@ impl<'a> Driver<'a> {
         let op = &self.schedule.actors()[a].program[op_index];
         self.clients.sent(self.schedule, a, k);
         self.pending[a] = Some(Pending { entry: k, op_index });
-        if !self.session.actors[a].send(statement, fetch_of(op)) {
+        let counting = Counting::of(self.schedule.scenario());
+        if !self.session.actors[a].send(statement, fetch_of(op, counting)) {
             let actor = &self.entries[k].actor;
             return Err(ExecError::Unexpected(format!(
                 "the connection of {actor} is gone"

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 use shared::schedule::{
-    op_value, ClockUnit, ProgramSpec, Scenario, ScheduleFile, SeatSpec, SeatStatus, CLOCK,
+    op_value, ClockUnit, ProgramSpec, Scenario, ScheduleFile, SeatSpec, SeatStatus, Shape, CLOCK,
     MAX_ACTORS, MAX_ORDER, MAX_SEATS,
 };
 use shared::{Schedule, ScheduleError};
@@ -60,6 +60,8 @@ fn scenario(hold: i64, seats: &[String]) -> Scenario {
         hold_minutes: hold,
         clock: 0,
         clock_unit: ClockUnit::Second,
+        kind: Shape::Seats,
+        take: 1,
         seats: seats
             .iter()
             .map(|id| SeatSpec {
@@ -67,6 +69,7 @@ fn scenario(hold: i64, seats: &[String]) -> Scenario {
                 status: SeatStatus::Available,
                 holder: None,
                 until: None,
+                value: None,
             })
             .collect(),
     }

@@ -14,9 +14,15 @@ pub(super) fn verdict(
     tables: &Tables,
     keys: &RedisKeys,
 ) -> Verdict {
-    let double_booked = seats
-        .values()
-        .any(|s| s.told.len() >= 2 || s.tickets.len() >= 2);
+    let scenario = schedule.scenario();
+    let double_booked = seats.iter().any(|(id, s)| {
+        let capacity = scenario
+            .seats
+            .iter()
+            .position(|r| r.id == *id)
+            .map_or(1, |i| scenario.capacity(i));
+        s.told.len() > capacity || s.tickets.len() >= 2
+    });
     let lost_seat = seats
         .values()
         .any(|s| s.status == SeatStatus::Booked && s.told.is_empty())

@@ -12,6 +12,8 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+use crate::schedule::Shape;
+
 /// Declares `Defence`, `Defence::ALL` and each defence's words from one table, so that a
 /// defence is written down once: its variant, identifier, title and summary.
 macro_rules! defences {
@@ -120,6 +122,13 @@ impl Defence {
             self,
             RedisHold | RedisUpdate | RedisExpiryOnly | RedisReleaseOnExit
         )
+    }
+
+    /// Whether it applies to a scenario of `kind`: every operation of its program does (on a
+    /// counter, the defences that read, lock, write and claim; not those that hold, pay or
+    /// insert a ticket).
+    pub fn fits(self, kind: Shape) -> bool {
+        self.ops(&[String::new()]).iter().all(|op| kind.fits(op))
     }
 
     /// The defence whose transaction a `_retry` variant tries twice, or `None`.

@@ -34,7 +34,7 @@ impl Defence {
     }
 
     /// The operations of one attempt (a `_retry` variant's are its first defence's).
-    fn ops(self, seats: &[String]) -> Vec<Op> {
+    pub(super) fn ops(self, seats: &[String]) -> Vec<Op> {
         let seats = seats.to_vec();
         let read = || Op::Read {
             seats: seats.clone(),

@@ -77,6 +77,9 @@ impl Engine<'_> {
         rows.iter()
             .map(|&(seat, v)| {
                 let val = self.db.val(v);
+                if let Some(take) = self.names.take {
+                    return client::seen_counter(&self.names.seats[seat as usize], val.value, take);
+                }
                 let holder = val.holder.map(|h| self.names.names[h as usize].clone());
                 client::seen_row(
                     &self.names.seats[seat as usize],

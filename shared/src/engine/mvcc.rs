@@ -26,6 +26,8 @@ pub(crate) struct SeatVal {
     pub holder: Option<u8>,
     pub hold: Option<u16>,
     pub until: Option<i64>,
+    /// A counter's value (`Shape`); 0 on a seat.
+    pub value: i64,
 }
 
 impl SeatVal {
@@ -34,6 +36,7 @@ impl SeatVal {
         holder: None,
         hold: None,
         until: None,
+        value: 0,
     };
 }
 

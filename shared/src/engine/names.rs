@@ -23,6 +23,8 @@ pub(crate) struct Names {
     pub op_seats: Vec<Vec<u64>>,
     /// The scenario's seats as stored rows.
     pub initial: Vec<SeatVal>,
+    /// On a counter's rows: what one request takes (its rows are read and shown as values).
+    pub take: Option<i64>,
 }
 
 impl Names {
@@ -38,6 +40,7 @@ impl Names {
                 holder: None,
                 hold: None,
                 until: seat.until,
+                value: seat.value.unwrap_or(0),
             };
             if let (Some(holder), SeatStatus::Held | SeatStatus::Booked) =
                 (&seat.holder, seat.status)
@@ -74,6 +77,7 @@ impl Names {
             no_hold,
             op_seats,
             initial,
+            take: scenario.kind.is_counter().then_some(scenario.take),
         })
     }
 

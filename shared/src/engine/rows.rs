@@ -229,7 +229,7 @@ impl Engine<'_> {
             } else {
                 self.clients.clock
             };
-            self.db.update(seat, r.tx, updated(upd, clock));
+            self.db.update(seat, r.tx, updated(upd, clock, val));
         }
         r.count += 1;
         r.facts.push(seat as u8, Fact::Took);

@@ -159,6 +159,13 @@ pub(crate) enum Upd {
     },
     /// The unconditional write of these values.
     Write(SeatVal),
+    /// On a counter's row: `take` from its value (a flag: set it), only where at least `take`
+    /// is left if `bounded` (the claim), whatever is left if not (the write after a check).
+    Take {
+        take: i64,
+        bounded: bool,
+        flag: bool,
+    },
     /// Back to AVAILABLE where the hold is this one and still HELD.
     Release { hold: u16 },
     /// Back to AVAILABLE where the hold ran out by `clock_now()`.

@@ -48,6 +48,7 @@ impl Committed {
                 holder: v.holder.map(|h| names.names[h as usize].clone()),
                 hold_id: v.hold.map(|h| names.holds[h as usize].clone()),
                 until: v.until,
+                value: names.take.map(|_| v.value),
             })
             .collect();
         let mut bookings: Vec<BookingRow> = self

@@ -106,6 +106,7 @@ pub(super) fn scenario(mut scenario: Scenario) -> Result<Scenario, ScheduleError
             ));
         }
     }
+    super::shape::check(&scenario)?;
     scenario.seats.sort_by(|a, b| a.id.cmp(&b.id));
     Ok(scenario)
 }

@@ -6,7 +6,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::{ClockUnit, Database};
+use super::shape::is_one;
+use super::{ClockUnit, Database, Shape};
 
 /// A schedule file as written (format version 1). Read it with `Schedule::parse_json`, or
 /// with serde (`decode` gives it its own `Deserialize`, with the same errors).
@@ -39,18 +40,62 @@ pub struct Scenario {
     /// round's replay counts seconds). Written only when it is not minutes.
     #[serde(default, skip_serializing_if = "ClockUnit::is_minute")]
     pub clock_unit: ClockUnit,
+    /// What the rows are: numbered seats unless the file says otherwise (`shape.rs`).
+    #[serde(default, skip_serializing_if = "Shape::is_seats")]
+    pub kind: Shape,
+    /// What one request takes from a counter row: 1 unless the file says otherwise.
+    #[serde(skip_serializing_if = "is_one")]
+    pub take: i64,
     pub seats: Vec<SeatSpec>,
 }
 
-/// A seat at the start of the scenario.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+impl Scenario {
+    /// On a counter's rows, what one request takes; `None` on seats.
+    pub fn counter_take(&self) -> Option<i64> {
+        self.kind.is_counter().then_some(self.take)
+    }
+
+    /// How many buyers the row at `index` (of `seats`) can serve: one a seat, and on a counter
+    /// as many requests as its starting value covers. Telling more that they got it is the
+    /// double booking (the oversold section, the overdrawn account, the 11th call, the coupon
+    /// spent twice).
+    pub fn capacity(&self, index: usize) -> usize {
+        match (self.kind.is_counter(), self.seats.get(index)) {
+            (true, Some(row)) => (row.value.unwrap_or(0) / self.take.max(1)).max(0) as usize,
+            _ => 1,
+        }
+    }
+}
+
+/// A seat at the start of the scenario, or a counter's row with its value (written without
+/// a seat's status, which it does not have).
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SeatSpec {
     pub id: String,
     pub status: SeatStatus,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub holder: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub until: Option<i64>,
+    /// A counter's value (`Shape`); `None` for a seat.
+    pub value: Option<i64>,
+}
+
+impl Serialize for SeatSpec {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("id", &self.id)?;
+        match self.value {
+            Some(value) => m.serialize_entry("value", &value)?,
+            None => m.serialize_entry("status", &self.status)?,
+        }
+        if let Some(holder) = &self.holder {
+            m.serialize_entry("holder", holder)?;
+        }
+        if let Some(until) = &self.until {
+            m.serialize_entry("until", until)?;
+        }
+        m.end()
+    }
 }
 
 /// The stored status of a seat row.

@@ -20,6 +20,7 @@ mod format;
 mod op;
 mod order;
 mod program;
+mod shape;
 mod suggest;
 
 pub use clock_unit::ClockUnit;
@@ -28,6 +29,7 @@ pub(crate) use decode::EXPECT_KEYS;
 pub use format::{Expect, FinalSeat, ProgramSpec, Scenario, ScheduleFile, SeatSpec, SeatStatus};
 pub use op::{op_value, Condition, Isolation, Now, Op, PayOutcome, Wait};
 pub use order::Stuck;
+pub use shape::{Shape, MAX_VALUE};
 
 use serde::{Deserialize, Serialize};
 

@@ -203,6 +203,11 @@ impl Op {
         )
     }
 
+    /// `begin`, `commit` or `rollback`: the same on every shape's rows.
+    pub fn is_begin_or_end(&self) -> bool {
+        matches!(self, Op::Begin { .. } | Op::Commit | Op::Rollback)
+    }
+
     pub fn is_clock_op(&self) -> bool {
         matches!(self, Op::Advance { .. } | Op::Sweep)
     }

@@ -50,9 +50,11 @@ pub(super) fn actor(
     let mut in_tx = false;
     for (i, (mut op, written)) in raw.into_iter().zip(written).enumerate() {
         let at = format!("{field}[{i}]");
-        let checked = check_op(&at, name, &mut op, seat_ids, in_tx).and_then(|()| {
-            condition::check(&at, name, &op, written, &program, &conditions, scenario)
-        });
+        let checked = super::shape::refuse_op(&at, scenario.kind, &op)
+            .and_then(|()| check_op(&at, name, &mut op, seat_ids, in_tx))
+            .and_then(|()| {
+                condition::check(&at, name, &op, written, &program, &conditions, scenario)
+            });
         let condition = match (checked, &defence) {
             (Ok(c), _) => c,
             (Err(e), None) => return Err(e),
@@ -130,6 +132,21 @@ fn defence_program(
             ),
         ));
     };
+    if !known.fits(scenario.kind) {
+        let fitting: Vec<&str> = Defence::ALL
+            .iter()
+            .filter(|d| d.fits(scenario.kind))
+            .map(|d| d.id())
+            .collect();
+        return Err(ScheduleError::new(
+            format!("{field}.defence"),
+            format!(
+                "{defence} does not apply to a {} scenario: choose one of {}",
+                scenario.kind.id(),
+                fitting.join(", ")
+            ),
+        ));
+    }
     let (ops, conditions) = known.program(&seats);
     Ok((ops, conditions, known))
 }

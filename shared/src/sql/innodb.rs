@@ -9,7 +9,11 @@ use crate::schedule::{Now, Op, SeatStatus, Wait};
 
 /// The booking schema on InnoDB, executed in every run's own database. Its `delimiter` lines
 /// are the mysql client's; `ddl_statements` cuts the text the same way.
-pub const SCHEMA_DDL: &str = include_str!("../../../migrations/innodb/0001_booking.sql");
+pub const SCHEMA_DDL: &str = concat!(
+    include_str!("../../../migrations/innodb/0001_booking.sql"),
+    "\n",
+    include_str!("../../../migrations/innodb/0002_counters.sql")
+);
 
 /// The lock wait timeout of every actor's connection, in seconds (PostgreSQL's
 /// `statement_timeout`): a wait the model calls unbounded ends in 1205 after this long.
@@ -33,6 +37,15 @@ pub const SNAPSHOT_BOOKINGS: &str =
 pub const SNAPSHOT_REFUNDS: &str = "select holder from refund_outbox order by holder";
 /// Reads the virtual clock.
 pub const SNAPSHOT_CLOCK: &str = "select now from clock";
+
+/// Reads the committed counters' rows (for the per-entry snapshots), a flag's value 1 while
+/// unset; `cast` keeps a flag's value a number the driver reads as one.
+pub fn snapshot_counters() -> String {
+    format!(
+        "select id, cast(value as signed) from ({}) c",
+        super::counter::snapshot_all()
+    )
+}
 
 /// Inserts one seat of the scenario.
 pub const INSERT_SEAT: &str =

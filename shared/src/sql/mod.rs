@@ -3,15 +3,21 @@
 //! schema's DDL is the migration file itself. This module is PostgreSQL's; `innodb` is the same
 //! operations in MySQL/InnoDB's dialect; `redis` the Redis hold's commands.
 
+pub mod counter;
 pub mod innodb;
 mod redis;
 
 pub use redis::{redis_hold_command, redis_key, redis_release_command};
 
-use crate::schedule::{Database, Now, Op, SeatStatus};
+use crate::schedule::{Database, Now, Op, Schedule, SeatStatus};
 
-/// The booking schema: the one migration, also executed in every run's own schema.
-pub const SCHEMA_DDL: &str = include_str!("../../../migrations/0001_booking.sql");
+/// The booking schema and the counters' tables: the migrations also executed in every run's
+/// own schema (the rooms' migrations are not).
+pub const SCHEMA_DDL: &str = concat!(
+    include_str!("../../../migrations/0001_booking.sql"),
+    "\n",
+    include_str!("../../../migrations/0004_counters.sql")
+);
 
 /// The `deadlock_timeout` of every actor's connection (in `SESSION_SETTINGS`), in ms.
 pub const DEADLOCK_TIMEOUT_MS: u64 = 1000;
@@ -252,6 +258,16 @@ pub fn statement_on(database: Database, op: &Op, cx: &Context<'_>) -> Option<Sta
         Database::Postgresql => statement(op, cx),
         Database::Innodb => innodb::statement(op, cx),
     }
+}
+
+/// The SQL of an operation of `schedule`: on a counter's rows `counter::statement`, on seats
+/// `statement_on` its database.
+pub fn statement_of(schedule: &Schedule, op: &Op, cx: &Context<'_>) -> Option<Statement> {
+    let scenario = schedule.scenario();
+    if scenario.kind.is_counter() && !op.is_begin_or_end() {
+        return counter::statement(schedule.database(), scenario.kind, scenario.take, op);
+    }
+    statement_on(schedule.database(), op, cx)
 }
 
 #[cfg(test)]

@@ -11,8 +11,10 @@ impl CompactJudge {
     pub fn verdict(&self, schedule: &Schedule, tables: &Committed) -> CompactVerdict {
         let told = &self.told;
         let seated = told.iter().fold(0, |m, t| m | t);
+        let scenario = schedule.scenario();
         let double_booked = told.iter().enumerate().any(|(s, t)| {
-            t.count_ones() >= 2 || tables.bookings.iter().filter(|b| b.0 as usize == s).count() >= 2
+            t.count_ones() as usize > scenario.capacity(s)
+                || tables.bookings.iter().filter(|b| b.0 as usize == s).count() >= 2
         });
         let lost_seat = tables.seats.iter().zip(told).any(|(row, t)| {
             (row.status == SeatStatus::Booked && *t == 0)

@@ -66,6 +66,7 @@ impl Engine<'_> {
             holder: Some(actor as u8),
             hold: Some(h),
             until: Some(now + minutes),
+            value: 0,
         };
         for s in seats_of(seats) {
             self.db.update(s, tx, val);

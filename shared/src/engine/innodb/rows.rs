@@ -163,7 +163,7 @@ impl Engine<'_> {
             }
             return Visit::Done(None);
         }
-        let new = super::super::rows::updated_row(upd, r.fetched_at);
+        let new = super::super::rows::updated_row(upd, r.fetched_at, val);
         if self.overwrites(r, seat, v) {
             r.facts.overwrote(seat as u8);
         }
@@ -193,6 +193,7 @@ impl Engine<'_> {
                 val.hold == Some(hold) && val.status == SeatStatus::Held
             }
             Kind::Update(Upd::Sweep) => expired(r.fetched_at),
+            Kind::Update(Upd::Take { take, bounded, .. }) => !bounded || val.value >= take,
             _ => true,
         }
     }

@@ -16,6 +16,8 @@ pub(crate) struct Cx {
     pub tx_clock: i64,
     pub clock: i64,
     pub minutes: i64,
+    /// On a counter's rows: what a request takes, and whether the value is a flag.
+    pub counter: Option<(i64, bool)>,
 }
 
 impl Cx {
@@ -37,6 +39,12 @@ impl Cx {
             tx_clock: if a.in_tx { a.tx_clock } else { clients.clock },
             clock: clients.clock,
             minutes: engine.schedule.scenario().hold_minutes,
+            counter: {
+                let scenario = engine.schedule.scenario();
+                let kind = scenario.kind;
+                kind.is_counter()
+                    .then_some((scenario.take, kind == crate::schedule::Shape::Coupon))
+            },
         }
     }
 
@@ -54,6 +62,19 @@ impl Cx {
 /// The statement an operation sends, with the values its SQL binds.
 pub(crate) fn statement(op: &Op, actor: usize, cx: &Cx) -> Kind {
     let holder = actor as u8;
+    if let Some((take, flag)) = cx.counter {
+        match op {
+            Op::Claim { .. } | Op::Write { .. } => {
+                let bounded = matches!(op, Op::Claim { .. });
+                return Kind::Update(Upd::Take {
+                    take,
+                    bounded,
+                    flag,
+                });
+            }
+            _ => {}
+        }
+    }
     match op {
         Op::Read { .. } => Kind::Lock(Wait::Wait),
         Op::Lock { wait, .. } => Kind::Lock(*wait),
@@ -68,6 +89,7 @@ pub(crate) fn statement(op: &Op, actor: usize, cx: &Cx) -> Kind {
             holder: Some(holder),
             hold: Some(cx.new_hold),
             until: (*status == SeatStatus::Held).then_some(cx.tx_clock + cx.minutes),
+            value: 0,
         })),
         Op::Release => Kind::Update(Upd::Release {
             hold: cx.current_hold.expect("a release names the current hold"),

@@ -29,6 +29,7 @@ impl Engine<'_> {
                 val.hold == Some(*hold) && val.status == SeatStatus::Held
             }
             Kind::Update(Upd::Sweep) => expired(clock),
+            Kind::Update(Upd::Take { take, bounded, .. }) => !bounded || val.value >= *take,
         }
     }
 
@@ -58,9 +59,10 @@ impl Engine<'_> {
     }
 }
 
-/// The row an UPDATE writes, with `clock_now()` read at `clock` (each UPDATE sets all four
-/// columns, so nothing of the old row stays).
-pub(crate) fn updated(upd: Upd, clock: i64) -> SeatVal {
+/// The row an UPDATE writes over `old`, with `clock_now()` read at `clock` (each UPDATE of a
+/// seat sets all four columns, so nothing of the old row stays; a counter's is computed from
+/// the row it updates, the newest one if it waited).
+pub(crate) fn updated(upd: Upd, clock: i64, old: SeatVal) -> SeatVal {
     match upd {
         Upd::Claim {
             holder,
@@ -72,8 +74,13 @@ pub(crate) fn updated(upd: Upd, clock: i64) -> SeatVal {
             holder: Some(holder),
             hold: Some(hold),
             until: Some(now.unwrap_or(clock) + minutes),
+            value: 0,
         },
         Upd::Write(val) => val,
         Upd::Release { .. } | Upd::Sweep => SeatVal::FREE,
+        Upd::Take { take, flag, .. } => SeatVal {
+            value: if flag { 0 } else { old.value - take },
+            ..old
+        },
     }
 }

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::super::{ClockUnit, Scenario, ScheduleError, SeatSpec};
+use super::super::{ClockUnit, Scenario, ScheduleError, SeatSpec, Shape};
 use super::reader::{self, choice, error, text, whole, Obj};
 use super::{status, words};
 
@@ -14,7 +14,15 @@ pub(super) fn scenario(v: &Value) -> Result<Scenario, ScheduleError> {
         "the scenario, an object, e.g. {\"seats\": [{\"id\": \"A7\"}]}",
     )?;
     o.only(
-        &["show", "hold_minutes", "clock", "clock_unit", "seats"],
+        &[
+            "show",
+            "hold_minutes",
+            "clock",
+            "clock_unit",
+            "kind",
+            "take",
+            "seats",
+        ],
         "the scenario",
     )?;
     let seats = o.need(
@@ -47,6 +55,12 @@ pub(super) fn scenario(v: &Value) -> Result<Scenario, ScheduleError> {
             })?
             .unwrap_or(0),
         clock_unit: o.opt("clock_unit", clock_unit)?.unwrap_or_default(),
+        kind: o.opt("kind", kind)?.unwrap_or_default(),
+        take: o
+            .opt("take", |p, v| {
+                whole(p, v, "what one request takes from a counter, e.g. 100")
+            })?
+            .unwrap_or(1),
         seats: items
             .iter()
             .enumerate()
@@ -59,9 +73,13 @@ fn clock_unit(path: &str, v: &Value) -> Result<ClockUnit, ScheduleError> {
     choice(path, v, "the clock's unit", &words::CLOCK_UNITS)
 }
 
+fn kind(path: &str, v: &Value) -> Result<Shape, ScheduleError> {
+    choice(path, v, "the scenario's kind", &words::SHAPES)
+}
+
 fn seat(path: &str, v: &Value) -> Result<SeatSpec, ScheduleError> {
     let o = Obj::of(path, v, "a seat, an object, e.g. {\"id\": \"A7\"}")?;
-    o.only(&["id", "status", "holder", "until"], "a seat")?;
+    o.only(&["id", "status", "holder", "until", "value"], "a seat")?;
     Ok(SeatSpec {
         id: text(
             &o.path("id"),
@@ -72,6 +90,9 @@ fn seat(path: &str, v: &Value) -> Result<SeatSpec, ScheduleError> {
         holder: o.opt("holder", |p, v| text(p, v, "the actor holding the seat"))?,
         until: o.opt("until", |p, v| {
             whole(p, v, "the minute the hold ends, e.g. 5")
+        })?,
+        value: o.opt("value", |p, v| {
+            whole(p, v, "a counter's value, a whole number, e.g. 100")
         })?,
     })
 }

@@ -1,12 +1,20 @@
 //! The words a file writes for each choice of the format, as serde writes them back (a test
 //! holds the two to each other).
 
-use super::super::{ClockUnit, Database, Isolation, Now, PayOutcome, SeatStatus, Wait};
+use super::super::{ClockUnit, Database, Isolation, Now, PayOutcome, SeatStatus, Shape, Wait};
 
 pub(super) const STATUSES: [(&str, SeatStatus); 3] = [
     ("AVAILABLE", SeatStatus::Available),
     ("HELD", SeatStatus::Held),
     ("BOOKED", SeatStatus::Booked),
+];
+
+pub(super) const SHAPES: [(&str, Shape); 5] = [
+    ("seats", Shape::Seats),
+    ("general_admission", Shape::GeneralAdmission),
+    ("balance", Shape::Balance),
+    ("rate_limit", Shape::RateLimit),
+    ("coupon", Shape::Coupon),
 ];
 
 pub(super) const CLOCK_UNITS: [(&str, ClockUnit); 2] =
@@ -55,6 +63,7 @@ mod tests {
     fn every_word_is_the_one_serde_writes() {
         written(&STATUSES);
         written(&CLOCK_UNITS);
+        written(&SHAPES);
         written(&DATABASES);
         written(&LEVELS);
         written(&WAITS);
