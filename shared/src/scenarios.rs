@@ -152,6 +152,10 @@ const ALL: &[Listed] = &[
     builtin!("ch4-serializable-retry", 4, Defence::SerializableRetry.title(), "Make Omar's first attempt fail with 40001, and watch his app try once more.", RetryRan),
     builtin!("ch4-late-payment", 4, "The hold and the late payment", "Make Adam's late payment take Omar's seat.", LatePaymentTakesSeat),
     builtin!("ch5-three-buyers", 5, "Sandbox", "Find every order that sells A7 more than once.", DoubleBooking),
+    builtin!("shapes-general_admission", 6, "General admission", "Sell the section's last ticket twice: 101 tickets of 100.", DoubleBooking),
+    builtin!("shapes-balance", 6, "A balance", "Withdraw 100 twice from 150: take the account below zero.", DoubleBooking),
+    builtin!("shapes-rate_limit", 6, "A rate limit", "Make the eleventh call on a key allowed ten.", DoubleBooking),
+    builtin!("shapes-coupon", 6, "A single-use coupon", "Spend SAVE50 twice.", DoubleBooking),
 ];
 
 /// Every built-in scenario, chapter by chapter.
@@ -182,7 +186,9 @@ mod tests {
     #[test]
     fn a_goal_is_about_the_builtins_own_buyers_and_seats() {
         for b in all() {
-            for defence in std::iter::once(None).chain(Defence::ALL.map(Some)) {
+            let kind = b.file.scenario.kind;
+            let fitting = Defence::ALL.into_iter().filter(|d| d.fits(kind));
+            for defence in std::iter::once(None).chain(fitting.map(Some)) {
                 let s = Schedule::parse(b.file_with_defence(defence)).unwrap();
                 assert!(b.goal_applies(&s), "{} with {defence:?}", b.id);
             }
