@@ -24,7 +24,17 @@ impl Committed {
         let latest = db.latest();
         Committed {
             clock,
-            seats: (0..seats).map(|s| db.committed(s)).collect(),
+            // A username's value is its accounts: the scenario's, and those created since.
+            seats: (0..seats)
+                .map(|s| {
+                    let mut v = db.committed(s);
+                    v.value += db
+                        .rows(Table::User, latest, NOBODY)
+                        .filter(|r| r.seat as usize == s)
+                        .count() as i64;
+                    v
+                })
+                .collect(),
             bookings: db
                 .rows(Table::Booking, latest, NOBODY)
                 .map(|r| (r.seat, r.holder, r.hold))
@@ -48,7 +58,7 @@ impl Committed {
                 holder: v.holder.map(|h| names.names[h as usize].clone()),
                 hold_id: v.hold.map(|h| names.holds[h as usize].clone()),
                 until: v.until,
-                value: names.take.map(|_| v.value),
+                value: (names.take.is_some() || names.username).then_some(v.value),
             })
             .collect();
         let mut bookings: Vec<BookingRow> = self

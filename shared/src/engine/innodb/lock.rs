@@ -33,6 +33,10 @@ pub(crate) enum Rec {
     Payment(u16),
     /// The supremum of `payments`' index.
     PaymentEnd,
+    /// An account in a username scenario's index on `users`' names (its id; the scenario's 0).
+    Account(u16),
+    /// The supremum of that index: the gap after the name's last account.
+    AccountEnd,
 }
 
 impl Rec {
@@ -43,6 +47,7 @@ impl Rec {
             Rec::Seat(_) | Rec::SeatEnd => 0,
             Rec::Ticket(_) | Rec::TicketEnd => 1,
             Rec::Payment(_) | Rec::PaymentEnd => 2,
+            Rec::Account(_) | Rec::AccountEnd => 3,
         }
     }
 }
@@ -86,7 +91,10 @@ pub(crate) fn has_to_wait(rec: Rec, mode: Mode, span: Span, other: &Lock) -> boo
     if mode == Mode::S && other.mode == Mode::S {
         return false;
     }
-    let supremum = matches!(rec, Rec::TicketEnd | Rec::SeatEnd | Rec::PaymentEnd);
+    let supremum = matches!(
+        rec,
+        Rec::TicketEnd | Rec::SeatEnd | Rec::PaymentEnd | Rec::AccountEnd
+    );
     if (supremum || span == Span::Gap) && span != Span::Insert {
         return false;
     }
