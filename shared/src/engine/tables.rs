@@ -25,16 +25,7 @@ impl Committed {
         Committed {
             clock,
             // A username's value is its accounts: the scenario's, and those created since.
-            seats: (0..seats)
-                .map(|s| {
-                    let mut v = db.committed(s);
-                    v.value += db
-                        .rows(Table::User, latest, NOBODY)
-                        .filter(|r| r.seat as usize == s)
-                        .count() as i64;
-                    v
-                })
-                .collect(),
+            seats: (0..seats).map(|s| db.committed_shown(s)).collect(),
             bookings: db
                 .rows(Table::Booking, latest, NOBODY)
                 .map(|r| (r.seat, r.holder, r.hold))

@@ -264,11 +264,11 @@ impl Engine<'_> {
     pub(super) fn inno_drive(&mut self, actor: usize, mut r: Running, ev: &mut Events) {
         let op = &self.schedule.actors()[actor].program[r.op_index];
         let poll = match (op, r.kind) {
-            (Op::Read { .. }, _) if !self.share_read(actor, &r) => {
-                Poll::Done(self.consistent_read(&mut r))
-            }
             (Op::Read { .. } | Op::Lock { .. }, _) if self.names.username => {
                 self.inno_accounts(actor, &mut r)
+            }
+            (Op::Read { .. }, _) if !self.share_read(actor, &r) => {
+                Poll::Done(self.consistent_read(&mut r))
             }
             (_, Kind::Account) => self.inno_insert_account(actor, &mut r),
             (_, Kind::Book { hold }) => self.inno_insert(actor, &mut r, hold, actor as u8, false),
