@@ -46,8 +46,15 @@ impl Committed {
             .map(|(s, v)| SeatRow {
                 id: names.seats[s].clone(),
                 status: v.status,
-                holder: v.holder.map(|h| names.names[h as usize].clone()),
-                hold_id: v.hold.map(|h| names.holds[h as usize].clone()),
+                // A taken username's holder and hold are its claim's, shown in the tickets.
+                holder: v
+                    .holder
+                    .filter(|_| !names.username)
+                    .map(|h| names.names[h as usize].clone()),
+                hold_id: v
+                    .hold
+                    .filter(|_| !names.username)
+                    .map(|h| names.holds[h as usize].clone()),
                 until: v.until,
                 value: (names.take.is_some() || names.username).then_some(v.value),
             })
