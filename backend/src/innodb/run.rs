@@ -61,17 +61,11 @@ impl<'a> Driver<'a> {
     /// Runs the order; the trace.
     pub async fn run(mut self) -> Result<Trace, ExecError> {
         let show = self.schedule.scenario().show;
-        let initial = complete(
-            self.schedule,
-            self.session.monitor.snapshot(show).await?,
-        );
+        let initial = complete(self.schedule, self.session.monitor.snapshot(show).await?);
         let mut tables: Tables = initial.clone();
         for (k, &a) in self.schedule.order().iter().enumerate() {
             if self.entry(k, a).await? {
-                tables = complete(
-                    self.schedule,
-                    self.session.monitor.snapshot(show).await?,
-                );
+                tables = complete(self.schedule, self.session.monitor.snapshot(show).await?);
             }
             self.entries[k].tables = tables.clone();
         }

@@ -147,9 +147,8 @@ impl Db {
             .collect();
         // A username taken at the start (value 1, its holder the name itself) has its claim in
         // `usernames`; its account is the value.
-        let taken = |v: &SeatVal| {
-            v.status == SeatStatus::Available && v.value == 1 && v.holder.is_some()
-        };
+        let taken =
+            |v: &SeatVal| v.status == SeatStatus::Available && v.value == 1 && v.holder.is_some();
         let rows = initial
             .iter()
             .enumerate()

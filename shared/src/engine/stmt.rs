@@ -146,12 +146,16 @@ impl Facts {
 pub(crate) enum Kind {
     Lock(Wait),
     Update(Upd),
-    Book { hold: u16 },
+    Book {
+        hold: u16,
+    },
     Confirm(Confirm),
     /// A username's account: `insert into users` (no key on the name).
     Account,
     /// A username's claim that ignores a duplicate: `on conflict do nothing`, `insert ignore`.
-    Ignore { hold: u16 },
+    Ignore {
+        hold: u16,
+    },
 }
 
 /// The UPDATE statements.

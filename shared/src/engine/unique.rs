@@ -14,8 +14,8 @@ use super::mvcc::{Row, Table};
 use super::names::seats_of;
 use super::ops::Poll;
 use super::stmt::{concurrent_update, error, rw_dependencies, Fact, Running};
-use crate::schedule::Isolation;
 use super::Engine;
+use crate::schedule::Isolation;
 
 impl Engine<'_> {
     /// Inserts a ticket per remaining seat: a key another transaction inserted and has not

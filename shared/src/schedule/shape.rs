@@ -190,8 +190,9 @@ pub(super) fn check(scenario: &Scenario) -> Result<(), ScheduleError> {
                 ))
             }
             None => {
+                // The object that lacks the key is named.
                 return Err(ScheduleError::new(
-                    format!("{field}.value"),
+                    field,
                     format!(
                         "a {} row needs its value, e.g. {{\"id\": \"{}\", \"value\": {}}}",
                         kind.id(),
@@ -261,7 +262,11 @@ pub(super) fn refuse_op(field: &str, kind: Shape, op: &Op) -> Result<(), Schedul
                 "{}{} does not apply to a username scenario: its name is raced for with read, \
                  lock (waiting), write, book and claim (inside begin … commit or not)",
                 op.name(),
-                if matches!(op, Op::Lock { .. }) { " without waiting" } else { "" }
+                if matches!(op, Op::Lock { .. }) {
+                    " without waiting"
+                } else {
+                    ""
+                }
             ),
         ));
     }

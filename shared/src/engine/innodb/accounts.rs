@@ -42,7 +42,10 @@ impl Engine<'_> {
             .filter(|r| r.table == Table::User && r.seat as usize == seat)
             .collect();
         rows.sort_by_key(|r| r.mask);
-        recs.extend(rows.iter().map(|r| (Rec::Account(r.mask as u16), Some(r.xmin))));
+        recs.extend(
+            rows.iter()
+                .map(|r| (Rec::Account(r.mask as u16), Some(r.xmin))),
+        );
         recs
     }
 
