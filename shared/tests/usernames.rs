@@ -102,3 +102,43 @@ fn the_defences_that_fit_a_username_and_those_refused_with_their_field() {
         assert!(message.contains("username"), "{message}");
     }
 }
+
+#[test]
+fn nothing_that_shows_or_exports_a_username_race_panics() {
+    use shared::schedule::Database;
+    use shared::{engine, explain, explorer, export, scenarios, view};
+    let builtin = scenarios::get("shapes-username").expect("the built-in");
+    for defence in Defence::ALL.into_iter().filter(|d| d.fits(Shape::Username)) {
+        for taken in [false, true] {
+            let mut file = builtin.file_with_defence(Some(defence));
+            file.scenario.seats[0].value = Some(i64::from(taken));
+            for database in [Database::Postgresql, Database::Innodb] {
+                let s = Schedule::parse(file.clone()).unwrap().on(database).unwrap();
+                let (orders, _) = explorer::orders(&s, 40);
+                for order in orders {
+                    let s = s.with_order(order);
+                    let outcome = shared::assess::assess(&s, engine::simulate(&s).unwrap());
+                    let _ = explain::headline(&s, &outcome);
+                    let _ = explain::verdict_story(&s, &outcome);
+                    let _ = explain::story_events(&s, &outcome);
+                    let _ = explain::consequences(&s, &outcome);
+                    let _ = export::fixture_json(&s, &outcome);
+                    let _ = export::entry_sql(&s, &outcome);
+                    match database {
+                        Database::Postgresql => {
+                            let _ = export::psql_scripts(&s, &outcome);
+                            let _ = export::isolation_spec(&s, &outcome);
+                        }
+                        Database::Innodb => {
+                            let _ = export::mysql_scripts(&s, &outcome);
+                        }
+                    }
+                    for step in 0..=s.order().len() {
+                        let _ = view::phones(&s, &outcome, step);
+                        let _ = view::map_at(&s, &outcome, step);
+                    }
+                }
+            }
+        }
+    }
+}
