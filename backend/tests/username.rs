@@ -66,12 +66,19 @@ async fn every_defence_on(database: Database) {
     let mut failures = Vec::new();
     let mut runs = 0;
     for defence in Defence::ALL.into_iter().filter(|d| d.fits(Shape::Username)) {
-        let sample = if defence.retried().is_some() { 60 } else { 20_000 };
+        let sample = if defence.retried().is_some() {
+            60
+        } else {
+            20_000
+        };
         for taken in [false, true] {
             let s = schedule(defence, database, taken);
             let (n, f) = every_order(&pool, &s, sample).await;
             runs += n;
-            failures.extend(f.into_iter().map(|f| format!("{defence} (taken: {taken}): {f}")));
+            failures.extend(
+                f.into_iter()
+                    .map(|f| format!("{defence} (taken: {taken}): {f}")),
+            );
         }
     }
     println!("{runs} orders of the username built-in on {database:?}");

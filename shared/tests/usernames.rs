@@ -11,14 +11,14 @@ mod parse;
 
 use parse::error_of;
 
-
 fn file(rows: &str, extra: &str, actors: &str) -> String {
     format!(
         r#"{{"version": 1, "name": "t", "scenario": {{"kind": "username", {extra} "seats": {rows}}}, "actors": {actors}}}"#
     )
 }
 
-const TWO: &str = r#"{"adam": {"defence": "check_then_act"}, "omar": {"defence": "check_then_act"}}"#;
+const TWO: &str =
+    r#"{"adam": {"defence": "check_then_act"}, "omar": {"defence": "check_then_act"}}"#;
 
 #[test]
 fn a_free_name_is_written_with_its_value_0_and_reads_back() {
@@ -35,7 +35,10 @@ fn a_free_name_is_written_with_its_value_0_and_reads_back() {
 fn a_value_other_than_0_or_1_is_refused_on_its_field() {
     let (field, message) = error_of(&file(r#"[{"id": "batman", "value": 2}]"#, "", TWO));
     assert_eq!(field, "scenario.seats[0].value");
-    assert!(message.contains("1 if an account already has it"), "{message}");
+    assert!(
+        message.contains("1 if an account already has it"),
+        "{message}"
+    );
 }
 
 #[test]

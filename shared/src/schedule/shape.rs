@@ -199,7 +199,7 @@ pub(super) fn check(scenario: &Scenario) -> Result<(), ScheduleError> {
                         row.id,
                         max.min(100)
                     ),
-                ))
+                ));
             }
         }
     }

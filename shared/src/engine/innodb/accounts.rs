@@ -148,11 +148,7 @@ impl Engine<'_> {
                 .inno_wait(actor, r.tx, Rec::AccountEnd, Mode::X, Span::Insert)
                 .map_or(Poll::Wait, Poll::Done);
         }
-        // A granted insert intention is let go of as the record goes in.
-        self.inno
-            .locks
-            .list
-            .retain(|l| !(l.tx == r.tx && l.rec == Rec::AccountEnd && l.span == Span::Insert));
+        // A granted insert intention that had waited stays the transaction's until it ends.
         let id = self
             .db
             .rows
@@ -219,9 +215,10 @@ impl Engine<'_> {
                 .filter(|l| l.rec == rec)
                 .map(|l| (l.tx, l.actor, l.mode, l.span, l.waiting))
                 .collect();
-            for &(t, a, mode, span, waiting) in &on {
+            // lock_rec_inherit_to_gap: waiting locks too, and under READ COMMITTED only S.
+            for &(t, a, mode, span, _) in &on {
                 let rc = self.isolation(t) == Isolation::ReadCommitted;
-                if !waiting && span != Span::Insert && (!rc || mode == Mode::S) {
+                if span != Span::Insert && (!rc || mode == Mode::S) {
                     self.inno.locks.grant(t, a as usize, heir, mode, Span::Gap);
                 }
             }
