@@ -121,7 +121,9 @@ impl Engine<'_> {
         }
         self.inno_contend(actor, rec, mode);
         if self.inno.locks.conflict(tx, rec, mode, span).is_none() {
-            self.inno.locks.grant(tx, actor, rec, mode, span);
+            self.inno
+                .locks
+                .grant_before_waiting(tx, actor, rec, mode, span);
             return None;
         }
         Some(
