@@ -290,3 +290,15 @@ pub fn seen_counter(row: &str, value: i64, take: i64) -> SeenRow {
         available: value >= take,
     }
 }
+
+/// An account that a username's `read` or `lock` returned: the name is taken.
+pub fn seen_taken(name: &str) -> SeenRow {
+    SeenRow {
+        seat: name.to_string(),
+        status: SeatStatus::Booked,
+        holder: None,
+        until: None,
+        value: None,
+        available: false,
+    }
+}

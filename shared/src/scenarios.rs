@@ -157,6 +157,7 @@ const ALL: &[Listed] = &[
     builtin!("shapes-rate_limit", 6, "A rate limit", "Make the eleventh call on a key allowed ten.", DoubleBooking),
     builtin!("shapes-coupon", 6, "A single-use coupon", "Spend SAVE50 twice.", DoubleBooking),
     builtin!("shapes-abandoned-checkout", 6, "A checkout left half-way", "Lose the last ticket to a checkout nobody finishes.", LostSeat),
+    builtin!("shapes-username", 6, "A username", "Create batman twice.", DoubleBooking),
 ];
 
 /// Every built-in scenario, chapter by chapter.

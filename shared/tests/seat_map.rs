@@ -18,7 +18,10 @@ fn schedules() -> Vec<(String, Schedule)> {
     let mut out = Vec::new();
     for b in scenarios::all() {
         out.push((b.id.to_string(), b.schedule()));
-        for d in Defence::ALL {
+        for d in Defence::ALL
+            .into_iter()
+            .filter(|d| d.fits(b.file.scenario.kind))
+        {
             let file = b.file_with_defence(Some(d));
             if file != b.file {
                 let schedule = Schedule::parse(file).expect("a defence switched in parses");

@@ -93,10 +93,16 @@ pub(crate) fn read(
                 seen,
             ));
         }
-        (Op::Read { .. } | Op::Lock { .. }, Raw::Counters(rows, take)) => {
+        (Op::Read { .. } | Op::Lock { .. }, Raw::Counters(rows, c)) => {
             let seen: Vec<SeenRow> = rows
                 .iter()
-                .map(|(row, value)| client::seen_counter(row, *value, *take))
+                .map(|(row, value)| {
+                    if c.taken {
+                        client::seen_taken(row)
+                    } else {
+                        client::seen_counter(row, *value, c.take)
+                    }
+                })
                 .collect();
             return Ok((
                 StepResult::Ok {

@@ -161,7 +161,7 @@ mod tests {
     fn the_booking_schema_creates_its_five_tables_at_once_between_ordered_steps_then_the_counters()
     {
         let steps = steps(shared::sql::SCHEMA_DDL);
-        assert_eq!(steps.len(), 4, "{steps:#?}");
+        assert_eq!(steps.len(), 5, "{steps:#?}");
         assert!(
             matches!(&steps[0], Step::InOrder(s) if s.contains("create sequence clock") && s.contains("clock_now()"))
         );
@@ -169,7 +169,11 @@ mod tests {
         assert!(
             matches!(&steps[2], Step::InOrder(s) if s.contains("hold_seats") && s.contains("confirm_hold"))
         );
-        assert!(matches!(&steps[3], Step::AtOnce(t) if t.len() == 4));
+        // The counters' four tables and the usernames' two, then the index on users' names.
+        assert!(matches!(&steps[3], Step::AtOnce(t) if t.len() == 6));
+        assert!(
+            matches!(&steps[4], Step::InOrder(s) if s.starts_with("create index users_username"))
+        );
     }
 
     #[test]
@@ -185,7 +189,9 @@ mod tests {
                 "sections",
                 "accounts",
                 "api_keys",
-                "coupons"
+                "coupons",
+                "users",
+                "usernames"
             ]
         );
         assert!(EMPTY.starts_with("delete from show_seats; delete from booking_seats;"));

@@ -13,18 +13,21 @@ use sqlx::{Executor, PgConnection};
 
 use super::ExecError;
 
-/// The four `SNAPSHOT_*` queries of `shared::sql` and the counters' rows
+/// The four `SNAPSHOT_*` queries of `shared::sql` (the claimed usernames with the tickets) and
+/// the counters' rows and the usernames' accounts
 /// (`sql::counter::snapshot_all`) in one statement: one round trip, and one snapshot for all,
 /// so the tables can never be read half-way through a commit.
 static SNAPSHOT: LazyLock<String> = LazyLock::new(|| {
     format!(
         "select (select coalesce(json_agg(s), '[]')::text from ({}) s),
-                (select coalesce(json_agg(b), '[]')::text from ({}) b),
+                (select coalesce(json_agg(b), '[]')::text
+                   from (select * from ({}) t union all {}) b),
                 (select coalesce(json_agg(r.holder), '[]')::text from ({}) r),
                 ({}),
                 (select coalesce(json_agg(c), '[]')::text from ({}) c)",
         sql::SNAPSHOT_SEATS,
         sql::SNAPSHOT_BOOKINGS,
+        sql::username::SNAPSHOT_CLAIMS,
         sql::SNAPSHOT_REFUNDS,
         sql::SNAPSHOT_CLOCK,
         sql::counter::snapshot_all()
@@ -158,6 +161,13 @@ fn tables(
         bookings,
         refunds,
     })
+}
+
+/// The tables with every name of a username scenario, those no account has included (value 0),
+/// as the model writes them.
+pub(crate) fn complete(schedule: &shared::schedule::Schedule, mut tables: Tables) -> Tables {
+    sql::username::complete(schedule.scenario(), &mut tables.seats);
+    tables
 }
 
 /// One session's lock state.

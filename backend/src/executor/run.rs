@@ -173,17 +173,17 @@ impl<'a> Driver<'a> {
         let tables = monitor::snapshot(self.monitor, show).await;
         self.spent.snapshots += started.elapsed();
         self.spent.read += 1;
-        tables
+        tables.map(|t| monitor::complete(self.schedule, t))
     }
 
     /// `snapshot`, and which of the actors' sessions are gone, in one round trip.
     async fn last_snapshot(&mut self, show: i64) -> Result<(Tables, Vec<i32>), ExecError> {
         let started = Instant::now();
         let pids = self.pids();
-        let last = monitor::snapshot_and_gone(self.monitor, show, &pids).await?;
+        let (tables, gone) = monitor::snapshot_and_gone(self.monitor, show, &pids).await?;
         self.spent.snapshots += started.elapsed();
         self.spent.read += 1;
-        Ok(last)
+        Ok((monitor::complete(self.schedule, tables), gone))
     }
 
     /// Holds actor `a`'s statement `op` back for as long as `spacing` says.

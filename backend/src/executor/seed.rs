@@ -30,6 +30,9 @@ pub(super) async fn seed(
     if let Some(table) = sql::counter::table(scenario.kind) {
         return seed_counters(monitor, schedule, table).await;
     }
+    if scenario.kind.is_username() {
+        return seed_usernames(monitor, schedule).await;
+    }
     let mut seats = (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut tickets = (Vec::new(), Vec::new(), Vec::new());
     for seat in &scenario.seats {
@@ -89,6 +92,27 @@ select setval('clock', $3)",
     sqlx::query(&seed)
         .bind(keys)
         .bind(values)
+        .bind(scenario.clock)
+        .execute(monitor)
+        .await?;
+    Ok(())
+}
+
+/// Seeds a username scenario: each taken name's account and claim (`sql::username::SEED_PG`),
+/// and the clock.
+async fn seed_usernames(
+    monitor: &mut PgConnection,
+    schedule: &Schedule,
+) -> Result<(), sqlx::Error> {
+    let scenario = schedule.scenario();
+    for row in scenario.seats.iter().filter(|r| r.value == Some(1)) {
+        sqlx::query(sql::username::SEED_PG)
+            .bind(&row.id)
+            .bind(sql::initial_hold(&row.id))
+            .execute(&mut *monitor)
+            .await?;
+    }
+    sqlx::query(sql::SET_CLOCK)
         .bind(scenario.clock)
         .execute(monitor)
         .await?;

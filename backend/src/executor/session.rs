@@ -162,7 +162,11 @@ impl Session {
         let (seeded, pids) = tokio::join!(
             async {
                 seed(&mut *monitor, schedule).await?;
-                Ok::<_, sqlx::Error>(monitor::snapshot(&mut *monitor, show).await)
+                Ok::<_, sqlx::Error>(
+                    monitor::snapshot(&mut *monitor, show)
+                        .await
+                        .map(|t| monitor::complete(schedule, t)),
+                )
             },
             join_all(conns.iter_mut().map(|c| statement::setup(c, &setup)))
         );

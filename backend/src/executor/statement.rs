@@ -26,14 +26,24 @@ pub(crate) enum Fetch {
 pub(crate) struct Counting {
     pub take: i64,
     pub flag: bool,
+    /// A username's: each row returned is an account that has the name (taken).
+    pub taken: bool,
 }
 
 impl Counting {
-    /// The counting of `scenario`'s rows, if they are a counter's.
+    /// The counting of `scenario`'s rows, if they are a counter's or a username's.
     pub fn of(scenario: &shared::schedule::Scenario) -> Option<Counting> {
+        if scenario.kind.is_username() {
+            return Some(Counting {
+                take: 1,
+                flag: false,
+                taken: true,
+            });
+        }
         Some(Counting {
             take: scenario.counter_take()?,
             flag: shared::sql::counter::table(scenario.kind)?.is_flag(),
+            taken: false,
         })
     }
 }
@@ -52,8 +62,9 @@ pub(crate) struct RawRow {
 pub(crate) enum Raw {
     Affected(u64),
     Rows(Vec<RawRow>),
-    /// A counter's rows (key, value: a flag's is 1 while unset) and what one request takes.
-    Counters(Vec<(String, i64)>, i64),
+    /// A counter's rows (key, value: a flag's is 1 while unset) and how they are read (a
+    /// username's: key and account id).
+    Counters(Vec<(String, i64)>, Counting),
     Text(String),
 }
 
@@ -115,7 +126,7 @@ pub(super) fn run<'c>(
                         Ok((row.try_get(0)?, value))
                     })
                     .collect::<Result<_, sqlx::Error>>()
-                    .map(|rows| Raw::Counters(rows, c.take))
+                    .map(|rows| Raw::Counters(rows, c))
             }
         }
     })

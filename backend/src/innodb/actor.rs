@@ -124,7 +124,7 @@ async fn run(
                     Ok((text(row, 0)?.unwrap_or_default(), value))
                 })
                 .collect::<Result<_, sqlx::Error>>()
-                .map(|rows| Raw::Counters(rows, c.take))
+                .map(|rows| Raw::Counters(rows, c))
         }
     }
 }

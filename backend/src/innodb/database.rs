@@ -155,6 +155,22 @@ async fn seed(conn: &mut MySqlConnection, schedule: &Schedule) -> Result<(), sql
                 .await?;
         }
     }
+    if scenario.kind.is_username() {
+        let [account, claim] = shared::sql::username::SEED_INNODB;
+        for row in scenario.seats.iter().filter(|r| r.value == Some(1)) {
+            sqlx::query(account)
+                .bind(&row.id)
+                .bind(&row.id)
+                .execute(&mut *conn)
+                .await?;
+            sqlx::query(claim)
+                .bind(&row.id)
+                .bind(&row.id)
+                .bind(sql::initial_hold(&row.id))
+                .execute(&mut *conn)
+                .await?;
+        }
+    }
     for seat in scenario.seats.iter().filter(|s| s.value.is_none()) {
         let hold_id = match seat.status {
             SeatStatus::Available => None,

@@ -127,6 +127,17 @@ impl Monitor {
                 })
             })
             .collect::<Result<Vec<_>, sqlx::Error>>()?;
+        // The claimed usernames are a username scenario's tickets.
+        for r in &sqlx::query(shared::sql::username::SNAPSHOT_CLAIMS)
+            .fetch_all(&mut self.conn)
+            .await?
+        {
+            bookings.push(BookingRow {
+                seat: text(r, 0)?.unwrap_or_default(),
+                holder: text(r, 1)?.unwrap_or_default(),
+                booking_id: text(r, 2)?.unwrap_or_default(),
+            });
+        }
         let rows = sqlx::query(innodb::SNAPSHOT_REFUNDS)
             .fetch_all(&mut self.conn)
             .await?;

@@ -61,11 +61,11 @@ impl<'a> Driver<'a> {
     /// Runs the order; the trace.
     pub async fn run(mut self) -> Result<Trace, ExecError> {
         let show = self.schedule.scenario().show;
-        let initial = self.session.monitor.snapshot(show).await?;
+        let initial = complete(self.schedule, self.session.monitor.snapshot(show).await?);
         let mut tables: Tables = initial.clone();
         for (k, &a) in self.schedule.order().iter().enumerate() {
             if self.entry(k, a).await? {
-                tables = self.session.monitor.snapshot(show).await?;
+                tables = complete(self.schedule, self.session.monitor.snapshot(show).await?);
             }
             self.entries[k].tables = tables.clone();
         }
@@ -296,4 +296,10 @@ fn writes(op: &Op) -> bool {
             | Op::Sweep
             | Op::Advance { .. }
     )
+}
+
+/// The tables with every name of a username scenario, those no account has included.
+fn complete(schedule: &Schedule, mut tables: Tables) -> Tables {
+    shared::sql::username::complete(schedule.scenario(), &mut tables.seats);
+    tables
 }

@@ -55,8 +55,15 @@ impl Clients {
                 a.failed = false;
             }
             Op::Read { seats } | Op::Lock { seats, .. } if !result.is_error() => {
+                // A name is free where no account was found; a seat or a counter is
+                // available only where its row was returned so.
+                let username = schedule.scenario().kind.is_username();
                 for seat in seats {
-                    let available = seen.iter().any(|r| &r.seat == seat && r.available);
+                    let available = if username {
+                        !seen.iter().any(|r| &r.seat == seat)
+                    } else {
+                        seen.iter().any(|r| &r.seat == seat && r.available)
+                    };
                     a.remembered.insert(seat.clone(), available);
                 }
             }

@@ -77,6 +77,9 @@ impl Engine<'_> {
         rows.iter()
             .map(|&(seat, v)| {
                 let val = self.db.val(v);
+                if self.names.username {
+                    return client::seen_taken(&self.names.seats[seat as usize]);
+                }
                 if let Some(take) = self.names.take {
                     return client::seen_counter(&self.names.seats[seat as usize], val.value, take);
                 }

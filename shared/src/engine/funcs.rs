@@ -188,7 +188,7 @@ impl Engine<'_> {
         let Kind::Confirm(c) = r.kind else {
             unreachable!("a confirm")
         };
-        match self.insert_tickets(actor, r, c.hold, c.holder) {
+        match self.insert_tickets(actor, r, c.hold, c.holder, false) {
             Poll::Wait => Poll::Wait,
             Poll::Done(StepResult::Ok { .. }) => {
                 let payment = Row {

@@ -34,6 +34,7 @@ macro_rules! clone_reusing {
     };
 }
 
+mod accounts;
 mod copy;
 mod finish;
 mod funcs;

@@ -64,7 +64,11 @@ pub(crate) struct Row {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Table {
+    /// `booking_seats`, and a username scenario's `usernames` (its key the name).
     Booking,
+    /// A username scenario's `users`: an account of the name `seat`, by `holder` (no key on
+    /// the name).
+    User,
     Attempt,
     Payment,
     Refund,
@@ -141,10 +145,14 @@ impl Db {
                 prev: None,
             })
             .collect();
+        // A username taken at the start (value 1, its holder the name itself) has its claim in
+        // `usernames`; its account is the value.
+        let taken =
+            |v: &SeatVal| v.status == SeatStatus::Available && v.value == 1 && v.holder.is_some();
         let rows = initial
             .iter()
             .enumerate()
-            .filter(|(_, v)| v.status == SeatStatus::Booked)
+            .filter(|(_, v)| v.status == SeatStatus::Booked || taken(v))
             .filter_map(|(seat, v)| {
                 Some(Row {
                     table: Table::Booking,

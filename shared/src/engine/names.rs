@@ -25,6 +25,8 @@ pub(crate) struct Names {
     pub initial: Vec<SeatVal>,
     /// On a counter's rows: what one request takes (its rows are read and shown as values).
     pub take: Option<i64>,
+    /// The rows are usernames (shown as their number of accounts, read as accounts).
+    pub username: bool,
 }
 
 impl Names {
@@ -42,6 +44,11 @@ impl Names {
                 until: seat.until,
                 value: seat.value.unwrap_or(0),
             };
+            if scenario.kind.is_username() && seat.value == Some(1) {
+                // A taken name: its account and its claim are the name's own.
+                val.holder = Some(intern(&mut names, &seat.id) as u8);
+                val.hold = Some(intern(&mut holds, &sql::initial_hold(&seat.id)) as u16);
+            }
             if let (Some(holder), SeatStatus::Held | SeatStatus::Booked) =
                 (&seat.holder, seat.status)
             {
@@ -78,6 +85,7 @@ impl Names {
             op_seats,
             initial,
             take: scenario.kind.is_counter().then_some(scenario.take),
+            username: scenario.kind.is_username(),
         })
     }
 

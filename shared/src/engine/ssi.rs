@@ -49,6 +49,8 @@ pub(crate) struct Sx {
     /// SIREAD tuple locks held on the seats' heap page (PostgreSQL's `childLocks`).
     tuple_locks: u8,
     page_lock: bool,
+    /// A SIREAD lock on the page of `users`' index on the name (a username's read or lock).
+    accounts_page: bool,
 }
 
 impl Sx {
@@ -94,6 +96,7 @@ impl Ssi {
             released: false,
             tuple_locks: 0,
             page_lock: false,
+            accounts_page: false,
         });
         self.global_xmin = match self.global_xmin {
             None => Some((xmin, 1)),
@@ -164,6 +167,35 @@ impl Ssi {
             .filter(|&s| s != me && self.sx(s).page_lock)
             .collect();
         for r in pages {
+            self.conflict_in(r, me)?;
+        }
+        Ok(())
+    }
+
+    /// `me` scans `users`' index for a name (a username's read or lock): a SIREAD lock on its
+    /// page, and a rw-conflict out to each concurrent serializable `writer` whose account of
+    /// the name it does not see.
+    pub fn read_accounts(&mut self, me: SxId, writers: &[SxId]) -> Result<(), Failure> {
+        if self.sx(me).is(DOOMED) {
+            return Err(Failure);
+        }
+        for &w in writers.iter().filter(|&&w| w != me) {
+            if !self.sx(w).is(DOOMED) && !self.exists(me, w) {
+                self.flag(me, w, me)?;
+            }
+        }
+        self.sxs[me as usize].accounts_page = true;
+        Ok(())
+    }
+
+    /// `me` inserts an account into `users` (CheckForSerializableConflictIn on the index page
+    /// where the name goes): a rw-conflict from every other reader of that page.
+    pub fn insert_account(&mut self, me: SxId) -> Result<(), Failure> {
+        self.wrote(me)?;
+        let readers: Vec<SxId> = (0..self.sxs.len() as SxId)
+            .filter(|&s| s != me && self.sx(s).accounts_page)
+            .collect();
+        for r in readers {
             self.conflict_in(r, me)?;
         }
         Ok(())

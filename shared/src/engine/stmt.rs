@@ -37,6 +37,8 @@ pub(crate) struct Running {
     pub woken: Option<super::locks::Wait>,
     /// The entry during which a commit or rollback last woke it.
     pub woken_in: Option<usize>,
+    /// A username's `lock`: the accounts of the name its scan found (each a row returned).
+    pub accounts: u32,
 }
 
 clone_reusing!(Running {
@@ -55,6 +57,7 @@ clone_reusing!(Running {
     facts,
     woken,
     woken_in,
+    accounts,
 });
 
 /// What a statement did with one row.
@@ -143,8 +146,16 @@ impl Facts {
 pub(crate) enum Kind {
     Lock(Wait),
     Update(Upd),
-    Book { hold: u16 },
+    Book {
+        hold: u16,
+    },
     Confirm(Confirm),
+    /// A username's account: `insert into users` (no key on the name).
+    Account,
+    /// A username's claim that ignores a duplicate: `on conflict do nothing`, `insert ignore`.
+    Ignore {
+        hold: u16,
+    },
 }
 
 /// The UPDATE statements.

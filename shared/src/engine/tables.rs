@@ -24,7 +24,8 @@ impl Committed {
         let latest = db.latest();
         Committed {
             clock,
-            seats: (0..seats).map(|s| db.committed(s)).collect(),
+            // A username's value is its accounts: the scenario's, and those created since.
+            seats: (0..seats).map(|s| db.committed_shown(s)).collect(),
             bookings: db
                 .rows(Table::Booking, latest, NOBODY)
                 .map(|r| (r.seat, r.holder, r.hold))
@@ -45,10 +46,17 @@ impl Committed {
             .map(|(s, v)| SeatRow {
                 id: names.seats[s].clone(),
                 status: v.status,
-                holder: v.holder.map(|h| names.names[h as usize].clone()),
-                hold_id: v.hold.map(|h| names.holds[h as usize].clone()),
+                // A taken username's holder and hold are its claim's, shown in the tickets.
+                holder: v
+                    .holder
+                    .filter(|_| !names.username)
+                    .map(|h| names.names[h as usize].clone()),
+                hold_id: v
+                    .hold
+                    .filter(|_| !names.username)
+                    .map(|h| names.holds[h as usize].clone()),
                 until: v.until,
-                value: names.take.map(|_| v.value),
+                value: (names.take.is_some() || names.username).then_some(v.value),
             })
             .collect();
         let mut bookings: Vec<BookingRow> = self

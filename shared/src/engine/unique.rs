@@ -1,7 +1,10 @@
 //! The unique index of `booking_seats` (one ticket per show and seat): an insert whose key
 //! has a committed row fails with 23505; one whose key another transaction inserted and has
 //! not committed waits for that transaction, then fails (it committed) or goes on (it rolled
-//! back).
+//! back). The same insert into a username scenario's `usernames` (the name its key), and with
+//! `ignore` its `on conflict do nothing`: a committed duplicate is 0 rows, or 40001 under
+//! REPEATABLE READ and SERIALIZABLE if the transaction's snapshot does not see it
+//! (ExecCheckTIDVisible).
 
 use crate::outcome::StepResult;
 use crate::sqlstate::SqlState;
@@ -10,8 +13,9 @@ use super::locks::WaitOn;
 use super::mvcc::{Row, Table};
 use super::names::seats_of;
 use super::ops::Poll;
-use super::stmt::{error, rw_dependencies, Fact, Running};
+use super::stmt::{concurrent_update, error, rw_dependencies, Fact, Running};
 use super::Engine;
+use crate::schedule::Isolation;
 
 impl Engine<'_> {
     /// Inserts a ticket per remaining seat: a key another transaction inserted and has not
@@ -22,6 +26,7 @@ impl Engine<'_> {
         r: &mut Running,
         hold: u16,
         holder: u8,
+        ignore: bool,
     ) -> Poll {
         r.woken = None;
         let k = self.log.len();
@@ -52,9 +57,22 @@ impl Engine<'_> {
                     r.pending = Some((seat as u8, 0, false));
                     return Poll::Wait;
                 }
+                if ignore {
+                    let snapshot_level = self.isolation(r.tx) != Isolation::ReadCommitted;
+                    let snap = self.db.txs[r.tx as usize].snap.unwrap_or(r.snap);
+                    if snapshot_level && !self.db.sees(xmin, snap, r.tx) {
+                        return Poll::Done(concurrent_update());
+                    }
+                    r.todo &= !(1 << seat);
+                    continue;
+                }
                 return Poll::Done(error(
                     SqlState::UniqueViolation,
-                    "duplicate key value violates unique constraint \"booking_seats_show_id_seat_id_key\"",
+                    if self.names.username {
+                        "duplicate key value violates unique constraint \"usernames_pkey\""
+                    } else {
+                        "duplicate key value violates unique constraint \"booking_seats_show_id_seat_id_key\""
+                    },
                 ));
             }
             if woken && self.locks.ticketed_by_woken(seat, k) {

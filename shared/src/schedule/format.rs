@@ -60,6 +60,13 @@ impl Scenario {
     /// double booking (the oversold section, the overdrawn account, the 11th call, the coupon
     /// spent twice).
     pub fn capacity(&self, index: usize) -> usize {
+        if self.kind.is_username() {
+            // One account may have a free name; none may have a taken one.
+            return self
+                .seats
+                .get(index)
+                .map_or(1, |row| 1 - row.value.unwrap_or(0).clamp(0, 1) as usize);
+        }
         match (self.kind.is_counter(), self.seats.get(index)) {
             (true, Some(row)) => (row.value.unwrap_or(0) / self.take.max(1)).max(0) as usize,
             _ => 1,

@@ -6,6 +6,13 @@
 //! `take` from it (a withdrawal of 100, one call, one ticket). Only reads, locks, writes and
 //! claims (inside transactions or not) apply: `write` is the unconditional `n = n - take` an
 //! application sends after its own check, `claim` the bounded decrement whose WHERE is the check.
+//!
+//! A username is the race on a row that does not exist yet: "batman" checked free, then created
+//! twice. Its scenario names one username, free or already taken by an account (`"value": 1`);
+//! `read` and `lock` look for accounts of that name (`users`, whose index on the name is not
+//! unique: the application's check is all that guards it), `write` creates one after that check,
+//! `book` inserts the name into the table of claimed names whose primary key refuses a second,
+//! and `claim` does so only if it is not there yet (`on conflict do nothing`, `insert ignore`).
 
 use serde::{Deserialize, Serialize};
 
@@ -31,16 +38,19 @@ pub enum Shape {
     RateLimit,
     /// A single-use coupon: a flag, used or not (a value of 1 while unused).
     Coupon,
+    /// A username, free or taken by an account (a value of 1): the race to create it.
+    Username,
 }
 
 impl Shape {
     /// Every shape, seats first.
-    pub const ALL: [Shape; 5] = [
+    pub const ALL: [Shape; 6] = [
         Shape::Seats,
         Shape::GeneralAdmission,
         Shape::Balance,
         Shape::RateLimit,
         Shape::Coupon,
+        Shape::Username,
     ];
 
     /// The word a file writes (`"kind": "balance"`).
@@ -51,12 +61,18 @@ impl Shape {
             Shape::Balance => "balance",
             Shape::RateLimit => "rate_limit",
             Shape::Coupon => "coupon",
+            Shape::Username => "username",
         }
     }
 
-    /// Whether the rows are counters (every shape but numbered seats).
+    /// Whether the rows are counters (every shape but numbered seats and usernames).
     pub fn is_counter(self) -> bool {
-        self != Shape::Seats
+        !matches!(self, Shape::Seats | Shape::Username)
+    }
+
+    /// Whether the rows are usernames (accounts created by an insert).
+    pub fn is_username(self) -> bool {
+        self == Shape::Username
     }
 
     /// The default, which a file leaves unsaid.
@@ -68,6 +84,24 @@ impl Shape {
     /// after its ticket is taken (the checkout): one that is declined and walks away leaves the
     /// counter lowered, since nothing gives the ticket back.
     pub fn fits(self, op: &Op) -> bool {
+        if self.is_username() {
+            // A lock of a name that no account has yet locks nothing on PostgreSQL and a gap on
+            // InnoDB: NOWAIT and SKIP LOCKED are not modelled on it.
+            return matches!(
+                op,
+                Op::Begin { .. }
+                    | Op::Commit
+                    | Op::Rollback
+                    | Op::Read { .. }
+                    | Op::Lock {
+                        wait: crate::schedule::Wait::Wait,
+                        ..
+                    }
+                    | Op::Write { .. }
+                    | Op::Book { .. }
+                    | Op::Claim { .. }
+            );
+        }
         !self.is_counter()
             || matches!(
                 op,
@@ -102,6 +136,9 @@ pub fn is_one(take: &i64) -> bool {
 /// neither.
 pub(super) fn check(scenario: &Scenario) -> Result<(), ScheduleError> {
     let kind = scenario.kind;
+    if kind.is_username() {
+        return check_username(scenario);
+    }
     if !kind.is_counter() {
         if let Some(i) = scenario.seats.iter().position(|s| s.value.is_some()) {
             return Err(ScheduleError::new(
@@ -156,25 +193,85 @@ pub(super) fn check(scenario: &Scenario) -> Result<(), ScheduleError> {
                 ))
             }
             None => {
+                // The object that lacks the key is named.
                 return Err(ScheduleError::new(
-                    format!("{field}.value"),
+                    field,
                     format!(
                         "a {} row needs its value, e.g. {{\"id\": \"{}\", \"value\": {}}}",
                         kind.id(),
                         row.id,
                         max.min(100)
                     ),
-                ))
+                ));
             }
         }
     }
     Ok(())
 }
 
+/// A username scenario: one name, free (no value, or 0) or taken by an account (1); a request
+/// creates one account.
+fn check_username(scenario: &Scenario) -> Result<(), ScheduleError> {
+    if scenario.take != 1 {
+        return Err(ScheduleError::new(
+            "scenario.take",
+            format!(
+                "{} is out of range: a request creates one account with the name: remove \"take\"",
+                scenario.take
+            ),
+        ));
+    }
+    if scenario.seats.len() != 1 {
+        return Err(ScheduleError::new(
+            "scenario.seats",
+            format!(
+                "a username scenario races for one name, not {}: e.g. [{{\"id\": \"batman\"}}]",
+                scenario.seats.len()
+            ),
+        ));
+    }
+    let row = &scenario.seats[0];
+    if row.status != SeatStatus::Available || row.holder.is_some() || row.until.is_some() {
+        return Err(ScheduleError::new(
+            "scenario.seats[0]",
+            format!(
+                "a username is free or taken, with no status, holder or until: remove them, e.g. \
+                 {{\"id\": \"{}\"}} (free) or {{\"id\": \"{}\", \"value\": 1}} (taken by an account)",
+                row.id, row.id
+            ),
+        ));
+    }
+    match row.value {
+        None | Some(0) | Some(1) => Ok(()),
+        Some(v) => Err(ScheduleError::new(
+            "scenario.seats[0].value",
+            format!(
+                "{v} is out of range: a username's value is 1 if an account already has it, 0 (or \
+                 none) if it is free"
+            ),
+        )),
+    }
+}
+
 /// An operation that does not apply to a counter's rows, with the ones that do.
 pub(super) fn refuse_op(field: &str, kind: Shape, op: &Op) -> Result<(), ScheduleError> {
     if kind.fits(op) {
         return Ok(());
+    }
+    if kind.is_username() {
+        return Err(ScheduleError::new(
+            format!("{field}.op"),
+            format!(
+                "{}{} does not apply to a username scenario: its name is raced for with read, \
+                 lock (waiting), write, book and claim (inside begin … commit or not)",
+                op.name(),
+                if matches!(op, Op::Lock { .. }) {
+                    " without waiting"
+                } else {
+                    ""
+                }
+            ),
+        ));
     }
     Err(ScheduleError::new(
         format!("{field}.op"),

@@ -18,7 +18,7 @@ pub struct Table {
 /// The table of a counter shape (`None` for seats).
 pub fn table(kind: Shape) -> Option<Table> {
     let (name, key, column) = match kind {
-        Shape::Seats => return None,
+        Shape::Seats | Shape::Username => return None,
         Shape::GeneralAdmission => ("sections", "section_id", "tickets_left"),
         Shape::Balance => ("accounts", "account_id", "balance"),
         Shape::RateLimit => ("api_keys", "api_key", "calls_left"),
@@ -80,8 +80,9 @@ impl Table {
     }
 }
 
-/// Every counter table's rows as `(id, value)`, a flag's value 1 while unset: a run fills one of
-/// them (its scenario's), so the union reads exactly its rows, in one statement.
+/// Every counter table's rows as `(id, value)`, a flag's value 1 while unset, and the usernames'
+/// accounts counted per name: a run fills one of them (its scenario's), so the union reads
+/// exactly its rows, in one statement.
 pub fn snapshot_all() -> String {
     [
         Shape::GeneralAdmission,
@@ -99,6 +100,7 @@ pub fn snapshot_all() -> String {
             t.name
         )
     })
+    .chain([super::username::SNAPSHOT_ACCOUNTS.to_string()])
     .collect::<Vec<_>>()
     .join(" union all ")
 }

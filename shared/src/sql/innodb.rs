@@ -12,7 +12,9 @@ use crate::schedule::{Now, Op, SeatStatus, Wait};
 pub const SCHEMA_DDL: &str = concat!(
     include_str!("../../../migrations/innodb/0001_booking.sql"),
     "\n",
-    include_str!("../../../migrations/innodb/0002_counters.sql")
+    include_str!("../../../migrations/innodb/0002_counters.sql"),
+    "\n",
+    include_str!("../../../migrations/innodb/0003_usernames.sql")
 );
 
 /// The lock wait timeout of every actor's connection, in seconds (PostgreSQL's

@@ -6,17 +6,20 @@
 pub mod counter;
 pub mod innodb;
 mod redis;
+pub mod username;
 
 pub use redis::{redis_hold_command, redis_key, redis_release_command};
 
 use crate::schedule::{Database, Now, Op, Schedule, SeatStatus};
 
-/// The booking schema and the counters' tables: the migrations also executed in every run's
+/// The booking schema, the counters' and the usernames' tables: the migrations also executed in every run's
 /// own schema (the rooms' migrations are not).
 pub const SCHEMA_DDL: &str = concat!(
     include_str!("../../../migrations/0001_booking.sql"),
     "\n",
-    include_str!("../../../migrations/0004_counters.sql")
+    include_str!("../../../migrations/0004_counters.sql"),
+    "\n",
+    include_str!("../../../migrations/0005_usernames.sql")
 );
 
 /// The `deadlock_timeout` of every actor's connection (in `SESSION_SETTINGS`), in ms.
@@ -264,6 +267,9 @@ pub fn statement_on(database: Database, op: &Op, cx: &Context<'_>) -> Option<Sta
 /// `statement_on` its database.
 pub fn statement_of(schedule: &Schedule, op: &Op, cx: &Context<'_>) -> Option<Statement> {
     let scenario = schedule.scenario();
+    if scenario.kind.is_username() && !op.is_begin_or_end() {
+        return username::statement(schedule.database(), op, cx);
+    }
     if scenario.kind.is_counter() && !op.is_begin_or_end() {
         return counter::statement(schedule.database(), scenario.kind, scenario.take, op);
     }

@@ -128,7 +128,7 @@ impl Engine<'_> {
                     r.want &= !(1 << seat);
                     r.todo = 1 << seat;
                 }
-                match self.inno_insert(actor, r, c.hold, c.holder) {
+                match self.inno_insert(actor, r, c.hold, c.holder, false) {
                     Poll::Wait => return Poll::Wait,
                     Poll::Done(StepResult::Ok { .. }) => {}
                     Poll::Done(e) => return Poll::Done(e),

@@ -76,6 +76,7 @@ impl Engine<'_> {
             for seat in tickets {
                 self.remove_ticket(seat as usize);
             }
+            self.remove_accounts(tx);
             for seat in 0..self.db.newest.len() {
                 // Each undo record rewrites the row, the newest first.
                 while self.db.versions[self.db.newest[seat] as usize].xmin == tx {

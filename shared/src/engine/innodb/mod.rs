@@ -32,6 +32,7 @@
 //! - `hold` runs the procedure `hold_seats` (`funcs`), `confirm` the procedure `confirm_hold`
 //!   (`confirm`).
 
+mod accounts;
 mod check;
 mod confirm;
 mod deadlock;
@@ -61,6 +62,8 @@ const IX_TICKETS: u8 = 4;
 const IS_PAY: u8 = 8;
 const IX_PAY: u8 = IS_PAY << 1;
 const IX_REFUND: u8 = 32;
+/// A username's `users` (accounts), and its `usernames` shares the tickets' bit.
+const IX_ACCOUNTS: u8 = 64;
 
 /// What a statement changed, to undo it alone (a statement rollback).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -251,6 +254,7 @@ impl Engine<'_> {
             facts: Facts::default(),
             woken: None,
             woken_in: None,
+            accounts: 0,
         };
         self.inno_confirm_start(&mut r);
         self.inno_drive(actor, r, ev);
@@ -260,10 +264,15 @@ impl Engine<'_> {
     pub(super) fn inno_drive(&mut self, actor: usize, mut r: Running, ev: &mut Events) {
         let op = &self.schedule.actors()[actor].program[r.op_index];
         let poll = match (op, r.kind) {
+            (Op::Read { .. } | Op::Lock { .. }, _) if self.names.username => {
+                self.inno_accounts(actor, &mut r)
+            }
             (Op::Read { .. }, _) if !self.share_read(actor, &r) => {
                 Poll::Done(self.consistent_read(&mut r))
             }
-            (_, Kind::Book { hold }) => self.inno_insert(actor, &mut r, hold, actor as u8),
+            (_, Kind::Account) => self.inno_insert_account(actor, &mut r),
+            (_, Kind::Book { hold }) => self.inno_insert(actor, &mut r, hold, actor as u8, false),
+            (_, Kind::Ignore { hold }) => self.inno_insert(actor, &mut r, hold, actor as u8, true),
             (_, Kind::Confirm(_)) => self.inno_confirm(actor, &mut r),
             _ => self.inno_visit_all(actor, &mut r),
         };

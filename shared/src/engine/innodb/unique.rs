@@ -34,6 +34,7 @@ impl Engine<'_> {
         r: &mut Running,
         hold: u16,
         holder: u8,
+        ignore: bool,
     ) -> Poll {
         self.inno.table_lock(r.tx, IX_TICKETS);
         while let Some(seat) = seats_of(r.todo).next() {
@@ -51,6 +52,10 @@ impl Engine<'_> {
             }
             if let Some(owner) = dup {
                 if owner == r.tx {
+                    if ignore {
+                        r.todo &= !(1 << seat);
+                        continue;
+                    }
                     return Poll::Done(self.duplicate(seat));
                 }
                 if self.db.is_active(owner)
@@ -62,18 +67,23 @@ impl Engine<'_> {
                         .locks
                         .grant(owner, owner_actor, rec, Mode::X, Span::Record);
                 }
-                if self.inno.locks.holds(r.tx, rec, Mode::S, Span::Record) {
-                    return Poll::Done(self.duplicate(seat));
-                }
-                if self
-                    .inno
-                    .locks
-                    .conflict(r.tx, rec, Mode::S, Span::Record)
-                    .is_none()
-                {
-                    self.inno
+                let granted = self.inno.locks.holds(r.tx, rec, Mode::S, Span::Record)
+                    || self
+                        .inno
                         .locks
-                        .grant(r.tx, actor, rec, Mode::S, Span::Record);
+                        .conflict(r.tx, rec, Mode::S, Span::Record)
+                        .is_none();
+                if granted {
+                    if !self.inno.locks.holds(r.tx, rec, Mode::S, Span::Record) {
+                        self.inno
+                            .locks
+                            .grant(r.tx, actor, rec, Mode::S, Span::Record);
+                    }
+                    if ignore {
+                        // INSERT IGNORE: a warning, 0 rows; the shared lock stays.
+                        r.todo &= !(1 << seat);
+                        continue;
+                    }
                     return Poll::Done(self.duplicate(seat));
                 }
                 r.pending = Some((seat as u8, 0, false));
@@ -166,6 +176,15 @@ impl Engine<'_> {
 
     /// MariaDB's 1062 for `seat`'s ticket.
     fn duplicate(&self, seat: usize) -> StepResult {
+        if self.names.username {
+            return error(
+                SqlState::DuplicateEntry,
+                &format!(
+                    "Duplicate entry '{}' for key 'PRIMARY'",
+                    self.names.seats[seat]
+                ),
+            );
+        }
         error(
             SqlState::DuplicateEntry,
             &format!(

@@ -65,6 +65,17 @@ impl Db {
         self.versions[self.visible(seat, snap, NOBODY) as usize].val
     }
 
+    /// `committed`, a username's value its accounts: the scenario's and the committed
+    /// inserts since.
+    pub fn committed_shown(&self, seat: usize) -> SeatVal {
+        let mut v = self.committed(seat);
+        v.value += self
+            .rows(Table::User, self.latest(), NOBODY)
+            .filter(|r| r.seat as usize == seat)
+            .count() as i64;
+        v
+    }
+
     pub fn val(&self, v: VerId) -> SeatVal {
         self.versions[v as usize].val
     }

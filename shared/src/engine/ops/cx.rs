@@ -18,6 +18,8 @@ pub(crate) struct Cx {
     pub minutes: i64,
     /// On a counter's rows: what a request takes, and whether the value is a flag.
     pub counter: Option<(i64, bool)>,
+    /// The rows are usernames.
+    pub username: bool,
 }
 
 impl Cx {
@@ -45,6 +47,7 @@ impl Cx {
                 kind.is_counter()
                     .then_some((scenario.take, kind == crate::schedule::Shape::Coupon))
             },
+            username: engine.schedule.scenario().kind.is_username(),
         }
     }
 
@@ -62,6 +65,13 @@ impl Cx {
 /// The statement an operation sends, with the values its SQL binds.
 pub(crate) fn statement(op: &Op, actor: usize, cx: &Cx) -> Kind {
     let holder = actor as u8;
+    if cx.username {
+        match op {
+            Op::Write { .. } => return Kind::Account,
+            Op::Claim { .. } => return Kind::Ignore { hold: cx.new_hold },
+            _ => {}
+        }
+    }
     if let Some((take, flag)) = cx.counter {
         match op {
             Op::Claim { .. } | Op::Write { .. } => {

@@ -19,9 +19,12 @@ impl Engine<'_> {
         let expired =
             |now: i64| val.status == SeatStatus::Held && val.until.is_some_and(|u| u < now);
         match kind {
-            Kind::Lock(_) | Kind::Confirm(_) | Kind::Book { .. } | Kind::Update(Upd::Write(_)) => {
-                true
-            }
+            Kind::Lock(_)
+            | Kind::Confirm(_)
+            | Kind::Book { .. }
+            | Kind::Account
+            | Kind::Ignore { .. }
+            | Kind::Update(Upd::Write(_)) => true,
             Kind::Update(Upd::Claim { now, .. }) => {
                 val.status == SeatStatus::Available || expired(now.unwrap_or(clock))
             }

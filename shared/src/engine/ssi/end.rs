@@ -100,5 +100,6 @@ impl Ssi {
         let sx = &mut self.sxs[me as usize];
         sx.released = true;
         sx.page_lock = false;
+        sx.accounts_page = false;
     }
 }

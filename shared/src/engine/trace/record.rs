@@ -81,7 +81,7 @@ impl Engine<'_> {
                 .seats
                 .iter()
                 .enumerate()
-                .all(|(s, v)| self.db.committed(s) == *v)
+                .all(|(s, v)| self.db.committed_shown(s) == *v)
             && self.db.rows(Table::Booking, latest, NOBODY).count() == last.bookings.len()
             && self.db.rows(Table::Refund, latest, NOBODY).count() == last.refunds.len();
         if same {

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::super::{ClockUnit, Scenario, ScheduleError, SeatSpec, Shape};
+use super::super::{ClockUnit, Scenario, ScheduleError, SeatSpec, SeatStatus, Shape};
 use super::reader::{self, choice, error, text, whole, Obj};
 use super::{status, words};
 
@@ -38,7 +38,7 @@ pub(super) fn scenario(v: &Value) -> Result<Scenario, ScheduleError> {
             ),
         ));
     };
-    Ok(Scenario {
+    let mut scenario = Scenario {
         show: o
             .opt("show", |p, v| {
                 whole(p, v, "the show's id, a number, e.g. 501")
@@ -66,7 +66,16 @@ pub(super) fn scenario(v: &Value) -> Result<Scenario, ScheduleError> {
             .enumerate()
             .map(|(i, seat)| self::seat(&format!("scenario.seats[{i}]"), seat))
             .collect::<Result<_, _>>()?,
-    })
+    };
+    if scenario.kind.is_username() {
+        // A free name may be written without its value: it is 0, and written so.
+        for row in &mut scenario.seats {
+            if row.value.is_none() && row.status == SeatStatus::Available && row.holder.is_none() {
+                row.value = Some(0);
+            }
+        }
+    }
+    Ok(scenario)
 }
 
 fn clock_unit(path: &str, v: &Value) -> Result<ClockUnit, ScheduleError> {

@@ -9,12 +9,13 @@ pub(super) const STATUSES: [(&str, SeatStatus); 3] = [
     ("BOOKED", SeatStatus::Booked),
 ];
 
-pub(super) const SHAPES: [(&str, Shape); 5] = [
+pub(super) const SHAPES: [(&str, Shape); 6] = [
     ("seats", Shape::Seats),
     ("general_admission", Shape::GeneralAdmission),
     ("balance", Shape::Balance),
     ("rate_limit", Shape::RateLimit),
     ("coupon", Shape::Coupon),
+    ("username", Shape::Username),
 ];
 
 pub(super) const CLOCK_UNITS: [(&str, ClockUnit); 2] =
