@@ -1,5 +1,6 @@
 //! Random buyers' programs for the property tests: the same strategies for every test file.
 
+pub mod counters;
 pub mod explore;
 pub mod scripts;
 

@@ -39,6 +39,10 @@ fn valid_files() -> Vec<(String, String)> {
             Some(Defence::HoldConfirm),
             Some(Defence::SerializableRetry),
         ] {
+            let kind = b.schedule().scenario().kind;
+            if defence.is_some_and(|d| !d.fits(kind)) {
+                continue;
+            }
             let file = b.file_with_defence(defence);
             let name = format!("{} with {defence:?}", b.id);
             files.push((name.clone(), serde_json::to_string(&file).expect("writes")));
