@@ -73,12 +73,7 @@ fn setup_sql(schedule: &Schedule, database: &str) -> String {
         "drop database if exists `{database}`;\ncreate database `{database}`;\nuse `{database}`;\n\n{}\n",
         sql::SCHEMA_DDL.trim_end()
     );
-    out.push_str(&format!(
-        "\n-- The scenario: show {}, holds of {}, the clock at {}.\n",
-        scenario.show,
-        scenario.clock_unit.span(scenario.hold_minutes),
-        scenario.clock_unit.at(scenario.clock)
-    ));
+    out.push_str(&super::setup::scenario_comment(schedule));
     let line = |sql: &str, params: Vec<Param>| {
         let st = Statement {
             sql: sql.to_string(),

@@ -50,6 +50,22 @@ pub(super) fn counter_rows(schedule: &Schedule, database: Database) -> Option<St
     Some(out)
 }
 
+/// The comment over the scenario's rows: the show, its holds and the clock, or a counter's clock
+/// alone (its rows say what they are below it).
+pub(super) fn scenario_comment(schedule: &Schedule) -> String {
+    let scenario = schedule.scenario();
+    let unit = scenario.clock_unit;
+    if scenario.kind.is_counter() {
+        return format!("\n-- The clock at {}.\n", unit.at(scenario.clock));
+    }
+    format!(
+        "\n-- The scenario: show {}, holds of {}, the clock at {}.\n",
+        scenario.show,
+        unit.span(scenario.hold_minutes),
+        unit.at(scenario.clock)
+    )
+}
+
 /// What the setup runs, as the executor does it: the migration in a fresh schema, the seats
 /// and their tickets, the clock's start, with `ddl` as the migration's text.
 pub(super) fn setup_sql(schedule: &Schedule, schema: &str, ddl: &str) -> String {
@@ -59,12 +75,7 @@ pub(super) fn setup_sql(schedule: &Schedule, schema: &str, ddl: &str) -> String 
         "set client_min_messages = warning;\ndrop schema if exists {quoted} cascade;\ncreate schema {quoted};\nset search_path to {quoted};\n\n{}\n",
         ddl.trim_end()
     );
-    out.push_str(&format!(
-        "\n-- The scenario: show {}, holds of {}, the clock at {}.\n",
-        scenario.show,
-        scenario.clock_unit.span(scenario.hold_minutes),
-        scenario.clock_unit.at(scenario.clock)
-    ));
+    out.push_str(&scenario_comment(schedule));
     let clock = Statement {
         sql: sql::SET_CLOCK.to_string(),
         params: vec![Param::Int(scenario.clock)],
