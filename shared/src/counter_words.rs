@@ -267,16 +267,20 @@ impl CounterWords {
         }
     }
 
-    /// A row the application's locking read skipped as locked, so it saw no value: "GA was
-    /// locked and skipped: no ticket for you".
+    /// A row the application's locking read skipped as locked, so it saw no value: "sold out:
+    /// GA was locked, so the application skipped it" (what a buyer is told when no row comes
+    /// back, and why).
     pub fn skipped(&self, id: &str) -> String {
         let row = self.row(id);
+        let why = format!("{row} was locked, so the application skipped it");
         match self.kind {
             Shape::Seats => format!("{row} is already taken"),
-            Shape::GeneralAdmission => format!("{row} was locked and skipped: no ticket for you"),
-            Shape::Balance => format!("{row} was locked and skipped: no withdrawal"),
-            Shape::RateLimit => format!("{row} was locked and skipped: no call"),
-            Shape::Coupon => format!("{row} was locked and skipped: no discount"),
+            Shape::GeneralAdmission => format!("sold out: {why}"),
+            Shape::Balance => format!("declined: {why}"),
+            Shape::RateLimit => format!("rate limited: {why}"),
+            Shape::Coupon => {
+                format!("{row} could not be used: it was locked, so the application skipped it")
+            }
         }
     }
 
@@ -301,14 +305,14 @@ impl CounterWords {
 
     /// A loser's refusal in the story and the headline, after "Omar was": "told GA was sold
     /// out", "told the withdrawal was declined", "told the rate limit was reached", "told SAVE50
-    /// was already used".
+    /// could not be used" (true whether the row had too little or was skipped as locked).
     pub fn told_no(&self, id: &str) -> String {
         match self.kind {
             Shape::Seats => "told it was sold out".to_string(),
             Shape::GeneralAdmission => format!("told {} was sold out", self.row(id)),
             Shape::Balance => "told the withdrawal was declined".to_string(),
             Shape::RateLimit => "told the rate limit was reached".to_string(),
-            Shape::Coupon => format!("told {id} was already used"),
+            Shape::Coupon => format!("told {id} could not be used"),
         }
     }
 

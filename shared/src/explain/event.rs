@@ -139,6 +139,11 @@ impl Event<'_> {
             (Op::Begin { .. }, _) => return None,
             (Op::Commit | Op::Rollback, _) => return self.end(result),
             (Op::Read { .. }, _) => format!("{who} read {}", self.seen(e)),
+            (Op::Lock { .. }, _) if e.trace.seen.is_empty() && self.counter().is_some() => {
+                let c = self.counter().expect("a counter");
+                let rows: Vec<String> = e.op.seats().iter().map(|id| c.row(id)).collect();
+                format!("{who}'s lock skipped {} as locked", join(&rows))
+            }
             (Op::Lock { .. }, _) => format!("{who} locked {}", self.seen(e)),
             (Op::Write { .. } | Op::Claim { .. } | Op::Book { .. }, _) => self.take(result),
             (Op::Hold { .. }, StepResult::Answer { answer }) => {
