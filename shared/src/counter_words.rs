@@ -449,4 +449,13 @@ impl CounterWords {
             Shape::Coupon => format!("it ends {}", self.value(value)),
         }
     }
+
+    /// A row and its value, as a script's comment lists it: "GA with 1 ticket left", "the joint
+    /// account with 150", "SAVE50, unused".
+    pub fn with_value(&self, id: &str, value: i64) -> String {
+        match self.kind {
+            Shape::Coupon => format!("{}, {}", self.row(id), self.value(value)),
+            _ => format!("{} with {}", self.row(id), self.value(value)),
+        }
+    }
 }

@@ -629,7 +629,7 @@ fn every_counter_export_seeds_its_rows_and_speaks_its_shape() {
                 }
             };
             for row in &scenario.seats {
-                let said = format!("{} with {}", c.row(&row.id), c.value(row.value.unwrap()));
+                let said = c.with_value(&row.id, row.value.expect("a value"));
                 assert!(texts[0].1.contains(&said), "{at}: the setup says {said:?}");
             }
             for (name, text) in texts.drain(..) {

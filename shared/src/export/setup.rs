@@ -15,20 +15,14 @@ pub(super) fn counter_rows(schedule: &Schedule, database: Database) -> Option<St
     let rows: Vec<String> = scenario
         .seats
         .iter()
-        .map(|r| {
-            format!(
-                "{} with {}",
-                words.row(&r.id),
-                words.value(r.value.unwrap_or(0))
-            )
-        })
+        .map(|r| words.with_value(&r.id, r.value.unwrap_or(0)))
         .collect();
     let mut out = format!(
         "\n-- The scenario's rows in {} ({}), each request {}: {}.\n",
         table.name,
         scenario.kind.id(),
         match words.take() {
-            1 if table.is_flag() => "uses it once".to_string(),
+            1 if table.is_flag() => "uses it".to_string(),
             take => format!("takes {take}"),
         },
         crate::explain::join(&rows)

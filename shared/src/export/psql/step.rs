@@ -224,7 +224,7 @@ fn rows(seen: &[SeenRow], unit: ClockUnit, sent: &Sent<'_>) -> String {
         .iter()
         .map(|r| {
             if let (Some(c), Some(v)) = (sent.counter, r.value) {
-                return format!("{} with {}", r.seat, c.value(v));
+                return c.with_value(&r.seat, v);
             }
             let mut row = format!("{} {}", r.seat, r.status.as_sql());
             if let Some(h) = &r.holder {
