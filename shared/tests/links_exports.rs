@@ -501,6 +501,10 @@ const GOALS: &[(&str, Option<bool>, bool)] = &[
     ("ch4-serializable-retry", Some(true), true),
     ("ch4-late-payment", Some(false), false),
     ("ch5-three-buyers", Some(true), true),
+    ("shapes-general_admission", Some(true), true),
+    ("shapes-balance", Some(true), true),
+    ("shapes-rate_limit", Some(true), true),
+    ("shapes-coupon", Some(true), true),
 ];
 
 #[test]
