@@ -459,3 +459,99 @@ fn every_sentence_of_every_counter_scenario_speaks_its_shape_and_the_models_numb
         bad.iter().take(60).cloned().collect::<Vec<_>>().join("\n")
     );
 }
+
+/// The brief's balance: 150, two withdrawals of 100 in READ COMMITTED transactions that both
+/// check first. Each line as a person would say it, with the model's numbers.
+#[test]
+fn two_withdrawals_after_one_check_read_as_an_overdrawn_account() {
+    let schedule = Schedule::parse_json(
+        r#"{"version": 1, "name": "balance, both check first",
+        "scenario": {"kind": "balance", "take": 100, "seats": [{"id": "joint", "value": 150}]},
+        "actors": {"adam": {"defence": "transaction"}, "omar": {"defence": "transaction"}},
+        "order": ["adam","omar","adam","omar","adam","omar","adam","omar"]}"#,
+    )
+    .expect("a schedule");
+    let outcome = view::run(&schedule).expect("it runs");
+    let reasons: Vec<&str> = outcome
+        .entries
+        .iter()
+        .map(|e| e.trace.reason.as_str())
+        .collect();
+    assert_eq!(
+        reasons[2..],
+        [
+            "Adam reads the joint account: 150, enough for 100",
+            "Omar reads the joint account: 150, enough for 100",
+            "Adam withdraws 100 from the joint account: 150 → 50",
+            "Omar waits: Adam holds the row lock on the joint account",
+            "Adam commits; this releases Omar, who withdraws 100 from the joint account: 50 → -50",
+            "Omar commits",
+        ]
+    );
+    assert_eq!(
+        explain::headline(&schedule, &outcome),
+        "Overdrawn: Adam and Omar withdrew 100 from the joint account, which held 150"
+    );
+    let story = explain::verdict_story(&schedule, &outcome);
+    assert_eq!(
+        story.last().map(String::as_str),
+        Some("⇒ Adam and Omar both withdrew 100 from the joint account, which held 150; it is overdrawn: -50")
+    );
+    let end = outcome.entries.len();
+    let omar = view::phone(&schedule, &outcome, "omar", 4).text;
+    assert_eq!(omar, "The joint account has 150, enough for 100");
+    let omar = view::phone(&schedule, &outcome, "omar", end).text;
+    assert_eq!(omar, "100 withdrawn from the joint account");
+}
+
+/// A bounded decrement on the last general-admission ticket, and a coupon used once: the
+/// loser's line and phone say what the row had.
+#[test]
+fn a_bounded_decrement_finds_too_little_and_a_used_coupon_says_so() {
+    let ga = Schedule::parse_json(
+        r#"{"version": 1, "name": "GA", "scenario": {"kind": "general_admission",
+        "seats": [{"id": "GA", "value": 1}]},
+        "actors": {"adam": {"defence": "atomic_update"}, "omar": {"defence": "atomic_update"}},
+        "order": ["adam", "omar"]}"#,
+    )
+    .expect("a schedule");
+    let outcome = view::run(&ga).expect("it runs");
+    assert_eq!(
+        outcome.entries[0].trace.reason,
+        "Adam takes a ticket from GA: 1 left → 0"
+    );
+    assert_eq!(
+        outcome.entries[1].trace.reason,
+        "Omar finds no ticket left in GA and updates no rows"
+    );
+    assert_eq!(
+        view::phone(&ga, &outcome, "omar", 2).text,
+        "Sold out: no ticket left in GA"
+    );
+    let coupon = Schedule::parse_json(
+        r#"{"version": 1, "name": "coupon", "scenario": {"kind": "coupon",
+        "seats": [{"id": "SAVE50", "value": 1}]},
+        "actors": {"adam": {"defence": "check_then_act"}, "omar": {"defence": "check_then_act"}},
+        "order": ["adam", "adam", "omar", "omar"]}"#,
+    )
+    .expect("a schedule");
+    let outcome = view::run(&coupon).expect("it runs");
+    let reasons: Vec<&str> = outcome
+        .entries
+        .iter()
+        .map(|e| e.trace.reason.as_str())
+        .collect();
+    assert_eq!(
+        reasons,
+        [
+            "Adam reads SAVE50: unused",
+            "Adam marks SAVE50 used",
+            "Omar reads SAVE50: used",
+            "Omar skips the write: the application did not see SAVE50 unused",
+        ]
+    );
+    assert_eq!(
+        view::phone(&coupon, &outcome, "omar", 4).text,
+        "SAVE50 was already used"
+    );
+}
