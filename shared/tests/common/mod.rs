@@ -3,6 +3,7 @@
 pub mod counters;
 pub mod explore;
 pub mod scripts;
+pub mod speak;
 
 use proptest::prelude::*;
 use shared::schedule::{Isolation, Op, SeatStatus, Wait};
