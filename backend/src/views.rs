@@ -2,15 +2,18 @@
 //! page to. For every built-in scenario (or the given schedule file), in the order the page
 //! plays it, one JSON object per line: each buyer's phone (text, tone, the seats it says are
 //! theirs, the deadline it shows), each seat of the map, the verdict panel, the goal and the
-//! reason line at that step, and the link that opens the page there.
+//! reason line at that step, and the link that opens the page there. A counter's built-in
+//! (`shapes-*`) is printed with every defence that fits its shape on both databases too, each
+//! as a scenario of its own ("shapes-balance with lock_row on innodb").
 
 use std::path::Path;
 
 use serde_json::{json, Value};
 use shared::link::{self, View};
 use shared::scenarios::{self, BuiltIn};
+use shared::schedule::Database;
 use shared::view::{self, MapSeat};
-use shared::Schedule;
+use shared::{Defence, Schedule};
 
 /// Every line of the dump: the built-ins, or the one file at `path`.
 pub fn views(path: Option<&Path>) -> Result<Vec<Value>, String> {
@@ -23,21 +26,60 @@ pub fn views(path: Option<&Path>) -> Result<Vec<Value>, String> {
             steps(
                 &path.display().to_string(),
                 None,
+                None,
                 &view::playable(&schedule),
             )
         }
         None => {
             let mut out = Vec::new();
             for b in scenarios::all() {
-                out.extend(steps(b.id, Some(&b), &view::playable(&b.schedule()))?);
+                out.extend(steps(b.id, Some(&b), None, &view::playable(&b.schedule()))?);
+            }
+            for b in scenarios::all() {
+                out.extend(counter_variants(&b)?);
             }
             Ok(out)
         }
     }
 }
 
-/// One line per step (0 to the end) of `schedule`'s order.
-fn steps(id: &str, builtin: Option<&BuiltIn>, schedule: &Schedule) -> Result<Vec<Value>, String> {
+/// A counter built-in with every defence that fits its shape, on both databases, but the
+/// built-in itself: each a scenario of its own, in the order the page plays it.
+fn counter_variants(b: &BuiltIn) -> Result<Vec<Value>, String> {
+    let own = b.schedule();
+    let kind = own.scenario().kind;
+    let mut out = Vec::new();
+    if !kind.is_counter() {
+        return Ok(out);
+    }
+    for defence in Defence::ALL.into_iter().filter(|d| d.fits(kind)) {
+        for database in Database::ALL {
+            let mut file = b.file_with_defence(Some(defence));
+            file.engine = database;
+            let id = format!("{} with {defence} on {}", b.id, database.id());
+            let schedule = Schedule::parse(file).map_err(|e| format!("{id}: {e}"))?;
+            if schedule.actors() == own.actors() && database == own.database() {
+                continue;
+            }
+            out.extend(steps(
+                &id,
+                Some(b),
+                Some(defence),
+                &view::playable(&schedule),
+            )?);
+        }
+    }
+    Ok(out)
+}
+
+/// One line per step (0 to the end) of `schedule`'s order: a built-in's with `defence` switched
+/// in, if one is.
+fn steps(
+    id: &str,
+    builtin: Option<&BuiltIn>,
+    defence: Option<Defence>,
+    schedule: &Schedule,
+) -> Result<Vec<Value>, String> {
     let outcome = view::run(schedule).map_err(|e| format!("{id}: {e}"))?;
     let deciding = view::deciding_step(schedule);
     let n = outcome.entries.len();
@@ -65,7 +107,7 @@ fn steps(id: &str, builtin: Option<&BuiltIn>, schedule: &Schedule) -> Result<Vec
             k => outcome.entries[k - 1].trace.reason.clone(),
         };
         let link = builtin.map(|b| {
-            let token = link::encode(&View::of(b.chapter, b.id, None, schedule, step));
+            let token = link::encode(&View::of(b.chapter, b.id, defence, schedule, step));
             format!("/chapter/{}?s={token}", b.chapter)
         });
         out.push(json!({

@@ -2,7 +2,8 @@
 //! schedule on a connection of its own, gets the answers the outcome recorded (the same rows,
 //! the same errors, the same waits) and leaves the same tables; the isolation spec, run by
 //! PostgreSQL's own isolation tester, prints exactly the expected output; the JSON fixture
-//! replays on PostgreSQL and meets its `expect`.
+//! replays on PostgreSQL and meets its `expect`. The cases include every counter shape (a
+//! section's tickets, a balance, a rate limit, a coupon), whose setup seeds the counter's table.
 
 mod common;
 
@@ -19,7 +20,7 @@ use shared::assess::{assess, check_expect};
 use shared::export::{fixture_json, isolation_spec_in, psql_scripts_in, setup_label};
 use shared::outcome::{Answer, Outcome, SeatRow};
 use shared::schedule::{Op, SeatStatus, CLOCK};
-use shared::{engine, scenarios, sql, Schedule};
+use shared::{engine, scenarios, sql, Defence, Schedule};
 use sqlx::postgres::PgRow;
 use sqlx::{Connection, Either, PgConnection, Row};
 use tokio::io::AsyncWriteExt;
@@ -54,6 +55,15 @@ fn builtin(id: &str, order: &[&str]) -> (String, Schedule) {
     }
     let schedule = Schedule::parse(file).unwrap_or_else(|e| panic!("{id}: {e}"));
     (format!("{id} {order:?}"), schedule)
+}
+
+/// A counter built-in with every buyer on `defence`, in `order` (taking turns when empty).
+fn counter(id: &str, defence: Defence, order: &[&str]) -> (String, Schedule) {
+    let b = scenarios::get(id).expect("a built-in");
+    let mut file = b.file_with_defence(Some(defence));
+    file.order = order.iter().map(|s| s.to_string()).collect();
+    let schedule = Schedule::parse(file).unwrap_or_else(|e| panic!("{id}: {e}"));
+    (format!("{id} with {defence} {order:?}"), schedule)
 }
 
 fn exported(file: &str) -> (String, Schedule) {
@@ -106,6 +116,30 @@ fn cases() -> Vec<(String, Schedule)> {
         (
             "a deadlock, then carl".to_string(),
             common::schedule(DEADLOCK_THEN_A_THIRD_BUYER),
+        ),
+        // Both check 150 first, both withdraw 100: the second waits, then takes 50 to -50.
+        counter(
+            "shapes-balance",
+            Defence::Transaction,
+            &[
+                "adam", "omar", "adam", "omar", "adam", "omar", "adam", "omar",
+            ],
+        ),
+        counter(
+            "shapes-balance",
+            Defence::RepeatableRead,
+            &[
+                "adam", "omar", "adam", "omar", "adam", "omar", "adam", "omar",
+            ],
+        ),
+        counter("shapes-general_admission", Defence::LockRow, &[]),
+        counter("shapes-general_admission", Defence::AtomicUpdate, &[]),
+        counter("shapes-rate_limit", Defence::LockNowait, &[]),
+        counter("shapes-rate_limit", Defence::SkipLocked, &[]),
+        counter(
+            "shapes-coupon",
+            Defence::CheckThenAct,
+            &["adam", "omar", "adam", "omar"],
         ),
     ]
 }
@@ -187,7 +221,8 @@ struct Step {
     rows: Vec<Seen>,
 }
 
-/// A row a read or lock returned: seat, status, holder, deadline.
+/// A row a read or lock returned: seat, status, holder, deadline (a counter's: its key and its
+/// value).
 type Seen = (String, String, Option<String>, Option<i64>);
 
 /// Per actor: inside a transaction, and whether an error has aborted it.
@@ -228,6 +263,20 @@ fn read_answer(op: &Op, answered: Answered, tx: &mut Tx) -> (String, Vec<Seen>) 
             let failed = tx.failed && matches!(op, Op::Commit);
             *tx = Tx::default();
             if failed { "rolled_back" } else { "ok" }.to_string()
+        }
+        // A counter's row: its key and its value (a coupon's flag as 1 while unused).
+        Op::Read { .. } | Op::Lock { .. } if rows.first().is_some_and(|r| r.len() == 2) => {
+            let seen = rows
+                .iter()
+                .map(|r| {
+                    let value = r
+                        .try_get::<i64, _>(1)
+                        .or_else(|_| r.try_get::<bool, _>(1).map(|used| i64::from(!used)))
+                        .expect("a counter's value");
+                    (r.try_get(0).expect("a key"), value.to_string(), None, None)
+                })
+                .collect::<Vec<_>>();
+            return (format!("ok:{}", rows.len()), seen);
         }
         Op::Read { .. } | Op::Lock { .. } => {
             let seen = rows
@@ -415,7 +464,7 @@ impl<'s> Harness<'s> {
             .execute(&mut self.monitor)
             .await
             .expect("the run's schema");
-        let seats: Vec<SeatRow> = sqlx::query(sql::SNAPSHOT_SEATS)
+        let mut seats: Vec<SeatRow> = sqlx::query(sql::SNAPSHOT_SEATS)
             .bind(self.schedule.scenario().show)
             .fetch_all(&mut self.monitor)
             .await
@@ -430,6 +479,15 @@ impl<'s> Harness<'s> {
                 value: None,
             })
             .collect();
+        let counters = sqlx::query(&sql::counter::snapshot_all())
+            .fetch_all(&mut self.monitor)
+            .await
+            .expect("the counters");
+        seats.extend(
+            counters
+                .into_iter()
+                .map(|r| SeatRow::counter(r.get(0), r.get::<i64, _>(1))),
+        );
         for (_, t) in std::mem::take(&mut self.terminals) {
             if let Some((_, handle)) = t.pending {
                 sqlx::query("select pg_cancel_backend($1)")
@@ -489,13 +547,14 @@ async fn each_psql_script_taken_step_by_step_gets_the_answers_of_the_outcome() {
                     .trace
                     .seen
                     .iter()
-                    .map(|r| {
-                        (
+                    .map(|r| match r.value {
+                        Some(v) => (r.seat.clone(), v.to_string(), None, None),
+                        None => (
                             r.seat.clone(),
                             r.status.as_sql().to_string(),
                             r.holder.clone(),
                             r.until,
-                        )
+                        ),
                     })
                     .collect(),
             })

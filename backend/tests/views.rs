@@ -58,6 +58,62 @@ fn views_prints_every_step_of_every_builtin_with_its_phones_seats_and_verdict() 
 }
 
 #[test]
+fn views_prints_every_counter_builtin_with_every_fitting_defence_on_both_databases_in_its_words() {
+    use shared::schedule::Database;
+    let (ok, lines, err) = views(&[]);
+    assert!(ok, "{err}");
+    let mut steps = 0;
+    for b in shared::scenarios::all() {
+        let kind = b.schedule().scenario().kind;
+        if !kind.is_counter() {
+            continue;
+        }
+        for d in shared::Defence::ALL.into_iter().filter(|d| d.fits(kind)) {
+            for db in Database::ALL {
+                let id = format!("{} with {d} on {}", b.id, db.id());
+                let own = b.file.actors == b.file_with_defence(Some(d)).actors
+                    && db == Database::Postgresql;
+                let id = if own { b.id.to_string() } else { id };
+                let mine: Vec<&Value> = lines.iter().filter(|l| l["scenario"] == id).collect();
+                assert!(mine.len() >= 2, "{id}: {} steps", mine.len());
+                for l in mine {
+                    steps += 1;
+                    let mut said: Vec<String> = vec![
+                        l["reason"].as_str().unwrap().to_string(),
+                        l["verdict"]["headline"].as_str().unwrap().to_string(),
+                    ];
+                    said.extend(
+                        l["verdict"]["story"]
+                            .as_array()
+                            .unwrap()
+                            .iter()
+                            .map(|s| s.as_str().unwrap().to_string()),
+                    );
+                    said.extend(
+                        l["phones"]
+                            .as_array()
+                            .unwrap()
+                            .iter()
+                            .map(|p| p["text"].as_str().unwrap().to_string()),
+                    );
+                    for s in said {
+                        let lower = s.to_lowercase();
+                        assert!(
+                            !lower.contains("seat")
+                                && !s.contains("BOOKED")
+                                && !s.contains("AVAILABLE"),
+                            "{id} at step {}: {s:?} speaks of seats",
+                            l["step"]
+                        );
+                    }
+                }
+            }
+        }
+    }
+    assert!(steps > 800, "{steps} steps");
+}
+
+#[test]
 fn views_of_a_file_that_is_not_a_schedule_names_it_and_exits_two() {
     let path = std::env::temp_dir().join(format!("lastseat-views-{}.json", std::process::id()));
     std::fs::write(&path, "{ \"version\": 1 }").unwrap();

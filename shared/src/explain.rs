@@ -5,6 +5,7 @@
 //! and who had been told they got which seat after it.
 
 mod contrast;
+mod counter;
 mod event;
 mod fate;
 mod late;
@@ -12,6 +13,7 @@ mod overlap;
 
 use std::collections::BTreeMap;
 
+use crate::counter_words::CounterWords;
 use crate::outcome::{Entry, Outcome, StepResult};
 use crate::schedule::{Schedule, SeatStatus, CLOCK};
 use crate::sqlstate::SqlState;
@@ -34,6 +36,9 @@ pub fn verdict_story(schedule: &Schedule, outcome: &Outcome) -> Vec<String> {
 
 /// The consequence lines alone: how each seat ended, who is owed a refund.
 pub fn consequences(schedule: &Schedule, outcome: &Outcome) -> Vec<String> {
+    if let Some(c) = CounterWords::of(schedule.scenario()) {
+        return counter::consequences(schedule, outcome, c);
+    }
     let mut lines: Vec<String> = late_bookings(schedule.scenario().clock_unit, outcome)
         .iter()
         .map(|l| l.consequence())
@@ -108,6 +113,9 @@ pub fn headline(schedule: &Schedule, outcome: &Outcome) -> String {
     if outcome.entries.is_empty() {
         return "Nothing has run yet".to_string();
     }
+    if let Some(c) = CounterWords::of(schedule.scenario()) {
+        return counter::headline(schedule, outcome, c);
+    }
     let fates = fates(outcome);
     let late: Vec<String> = late_bookings(schedule.scenario().clock_unit, outcome)
         .iter()
@@ -167,7 +175,7 @@ fn initially_told(schedule: &Schedule) -> BTreeMap<String, Vec<String>> {
 }
 
 /// "two", "three"… for the counts a seat race reaches.
-fn number(n: usize) -> String {
+pub(crate) fn number(n: usize) -> String {
     const WORDS: [&str; 9] = [
         "no", "one", "two", "three", "four", "five", "six", "seven", "eight",
     ];

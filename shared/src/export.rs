@@ -83,6 +83,8 @@ struct Sent<'a> {
     unmet: Option<Condition>,
     /// What it did, from the outcome.
     entry: Option<&'a Entry>,
+    /// On a counter's rows, its shape's words.
+    counter: Option<crate::counter_words::CounterWords>,
 }
 
 impl Sent<'_> {
@@ -92,6 +94,19 @@ impl Sent<'_> {
 
     fn completed_after(&self) -> Option<usize> {
         self.entry.and_then(|e| e.trace.completed_after)
+    }
+
+    /// An error's message as the database prints it on this run's tables: the model names the
+    /// seats' table in a row lock's refusal, and on a counter's rows the relation is the
+    /// counter's own (`sections`, `accounts`…).
+    fn message(&self, message: &str) -> String {
+        match self
+            .counter
+            .and_then(|c| crate::sql::counter::table(c.kind()))
+        {
+            Some(t) => message.replace("\"show_seats\"", &format!("\"{}\"", t.name)),
+            None => message.to_string(),
+        }
     }
 
     fn waited(&self) -> bool {
@@ -167,6 +182,7 @@ fn plan_upto<'a>(
             redis,
             unmet,
             entry,
+            counter: crate::counter_words::CounterWords::of(schedule.scenario()),
         });
     }
     (out, clients)

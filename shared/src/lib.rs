@@ -18,6 +18,7 @@ pub use sqlstate::SqlState;
 pub mod assess;
 pub mod chapters;
 pub mod claim;
+pub mod counter_words;
 pub mod engine;
 pub mod explain;
 pub mod explorer;

@@ -6,6 +6,7 @@
 
 use std::collections::BTreeSet;
 
+use shared::counter_words::CounterWords;
 use shared::link;
 use shared::scenarios;
 use shared::schedule::{SeatStatus, CLOCK};
@@ -88,12 +89,29 @@ fn every_phone_agrees_with_the_model_at_every_step_of_every_builtin() {
                         );
                     }
                 }
+                let counter = CounterWords::of(schedule.scenario());
+                let got = |id: &str| counter.map(|c| c.got(id).to_lowercase());
+                let lower = phone.text.to_lowercase();
                 if yours.is_empty() {
                     assert!(
                         !phone.text.contains("held for you") && !phone.text.contains("yours"),
                         "{at}: a buyer with no seat never reads as holding one"
                     );
+                    if let Some(c) = counter {
+                        let rows = &schedule.scenario().seats;
+                        assert!(
+                            rows.iter()
+                                .all(|r| !lower.contains(&c.got(&r.id).to_lowercase())),
+                            "{at}: a buyer told no never reads as served"
+                        );
+                    }
                     assert_ne!(phone.tone, Tone::Good, "{at}");
+                } else if counter.is_some() {
+                    for id in &yours {
+                        let words = got(id).expect("a counter's words");
+                        assert!(lower.contains(&words), "{at}: says {id} served them");
+                    }
+                    assert_eq!(phone.tone, Tone::Good, "{at}");
                 } else {
                     assert!(phone.text.contains("yours") || phone.text.contains("held for you"));
                 }

@@ -3,9 +3,11 @@
 //! no rows"). Written from what the entry's trace node recorded, so it can be rendered late.
 //! What one operation did, as a verb phrase, is `phrase`'s.
 
+mod counter;
 mod innodb;
 mod phrase;
 
+use crate::counter_words::CounterWords;
 use crate::schedule::{Condition, Op, Schedule};
 
 use super::locks::WaitOn;
@@ -13,11 +15,25 @@ use super::names::{title, Names};
 use super::trace::{Done, Node};
 use phrase::phrase;
 
-/// What the reason line needs: the run's strings and programs, and the clock after the entry.
+/// What the reason line needs: the run's strings and programs, the entry's node (the clock,
+/// the committed rows and the open writes after it) and, on a counter, the shape's words.
 struct Cx<'a> {
     names: &'a Names,
     schedule: &'a Schedule,
     clock: i64,
+    node: &'a Node,
+    counter: Option<CounterWords>,
+}
+
+impl Cx<'_> {
+    /// A row by name: a seat's id, or a counter's row in its shape's words.
+    fn row(&self, seat: usize) -> String {
+        let id = &self.names.seats[seat];
+        match self.counter {
+            Some(c) => c.row(id),
+            None => id.clone(),
+        }
+    }
 }
 
 /// The reason line of an entry.
@@ -26,6 +42,8 @@ pub(crate) fn line(names: &Names, schedule: &Schedule, node: &Node) -> String {
         names,
         schedule,
         clock: node.committed.clock,
+        node,
+        counter: CounterWords::of(schedule.scenario()),
     };
     let op = &schedule.actors()[node.actor].program[node.op_index];
     let who = subject(&e, node.actor, op);
@@ -94,7 +112,7 @@ fn waiting(e: &Cx<'_>, node: &Node) -> String {
     if let Some(kind) = w.innodb.filter(|_| innodb) {
         return innodb::waiting(e, node, w, kind);
     }
-    let seat = &e.names.seats[w.seat as usize];
+    let seat = &e.row(w.seat as usize);
     match w.on {
         WaitOn::Xact(_) => format!(
             "{} inserted a ticket for {seat} and has not committed yet",

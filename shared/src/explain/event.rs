@@ -9,6 +9,7 @@ mod took;
 use std::collections::BTreeMap;
 
 use super::{join, title};
+use crate::counter_words::CounterWords;
 use crate::outcome::{Answer, Entry, Outcome, SeenRow, StepResult, Tables};
 use crate::schedule::{ClockUnit, Op, PayOutcome, Schedule, SeatStatus};
 
@@ -33,6 +34,11 @@ impl Event<'_> {
     /// The unit of the schedule's clock, for every moment a line names.
     fn unit(&self) -> ClockUnit {
         self.schedule.scenario().clock_unit
+    }
+
+    /// The shape's words, on a counter's rows.
+    fn counter(&self) -> Option<CounterWords> {
+        CounterWords::of(self.schedule.scenario())
     }
 
     fn who(&self) -> String {
@@ -85,6 +91,9 @@ impl Event<'_> {
         if got.is_empty() {
             return base;
         }
+        if let Some(c) = self.counter() {
+            return format!("{base} and {}", c.told());
+        }
         let what = if seats_named {
             "it".to_string()
         } else {
@@ -129,8 +138,13 @@ impl Event<'_> {
         let line = match (&e.op, result) {
             (Op::Begin { .. }, _) => return None,
             (Op::Commit | Op::Rollback, _) => return self.end(result),
-            (Op::Read { .. }, _) => format!("{who} read {}", seen(&e.trace.seen, e.op.seats())),
-            (Op::Lock { .. }, _) => format!("{who} locked {}", seen(&e.trace.seen, e.op.seats())),
+            (Op::Read { .. }, _) => format!("{who} read {}", self.seen(e)),
+            (Op::Lock { .. }, _) if e.trace.seen.is_empty() && self.counter().is_some() => {
+                let c = self.counter().expect("a counter");
+                let rows: Vec<String> = e.op.seats().iter().map(|id| c.row(id)).collect();
+                format!("{who}'s lock skipped {} as locked", join(&rows))
+            }
+            (Op::Lock { .. }, _) => format!("{who} locked {}", self.seen(e)),
             (Op::Write { .. } | Op::Claim { .. } | Op::Book { .. }, _) => self.take(result),
             (Op::Hold { .. }, StepResult::Answer { answer }) => {
                 self.hold(*answer, &join(e.op.seats()))
@@ -181,20 +195,29 @@ impl Event<'_> {
     }
 }
 
-/// The rows a read or lock returned: "A7: AVAILABLE", "A12: AVAILABLE, A13: HELD"; seats it
-/// did not return (skipped as locked) are named too.
-fn seen(rows: &[SeenRow], asked: &[String]) -> String {
+impl Event<'_> {
+    /// What entry `e`'s read or lock returned, in the words of its rows.
+    fn seen(&self, e: &Entry) -> String {
+        seen(self.counter(), &e.trace.seen, e.op.seats())
+    }
+}
+
+/// The rows a read or lock returned: "A7: AVAILABLE", "A12: AVAILABLE, A13: HELD", a counter's
+/// with its value ("GA: 1 ticket left"); seats it did not return (skipped as locked) are named
+/// too.
+fn seen(counter: Option<CounterWords>, rows: &[SeenRow], asked: &[String]) -> String {
     let mut parts: Vec<String> = rows
         .iter()
-        .map(|r| match (r.status, r.available) {
-            (SeatStatus::Held, true) => format!("{}: HELD, run out", r.seat),
-            (status, _) => format!("{}: {}", r.seat, status.as_sql()),
+        .map(|r| match (counter, r.value, r.status, r.available) {
+            (Some(c), Some(v), ..) => format!("{}: {}", c.row(&r.seat), c.judged(v)),
+            (_, _, SeatStatus::Held, true) => format!("{}: HELD, run out", r.seat),
+            (_, _, status, _) => format!("{}: {}", r.seat, status.as_sql()),
         })
         .collect();
     let missing: Vec<String> = asked
         .iter()
         .filter(|s| !rows.iter().any(|r| &r.seat == *s))
-        .cloned()
+        .map(|s| counter.map_or_else(|| s.clone(), |c| c.row(s)))
         .collect();
     if !missing.is_empty() {
         parts.push(format!("{} skipped as locked", join(&missing)));

@@ -261,7 +261,7 @@ pub(super) enum Refused {
 
 /// The refusal of `actor`'s last attempt: the first error of its last failed transaction, or
 /// the answer of its last take.
-fn refused(outcome: &Outcome, actor: &str) -> Refused {
+pub(super) fn refused(outcome: &Outcome, actor: &str) -> Refused {
     let mut why = Refused::SoldOut;
     for e in outcome.entries.iter().filter(|e| e.trace.actor == actor) {
         why = match (&e.op, e.trace.result.as_ref()) {

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use crate::counter_words::CounterWords;
 use crate::outcome::{Answer, SeatOutcome, StepResult, Trace, Verdict};
 use crate::schedule::{Op, Schedule, CLOCK};
 use crate::sqlstate::SqlState;
@@ -48,20 +49,24 @@ pub fn stop_label(
     label(
         verdict.double_booked,
         &stops(schedule, trace, seats, verdict),
+        CounterWords::of(schedule.scenario()),
     )
 }
 
 /// What a double booking's stop label says.
 pub const NOT_STOPPED: &str = "nobody was stopped: the seat was sold twice";
 
-/// The words of a group's stops.
-pub(super) fn label(double_booked: bool, stops: &[Stop]) -> String {
-    if double_booked {
-        NOT_STOPPED.to_string()
-    } else if stops.is_empty() {
-        "nobody was turned away".to_string()
-    } else {
-        stops.iter().map(Stop::words).collect::<Vec<_>>().join("; ")
+/// The words of a group's stops, on a counter's rows in its shape's words.
+pub(super) fn label(double_booked: bool, stops: &[Stop], counter: Option<CounterWords>) -> String {
+    match counter {
+        _ if stops.is_empty() && !double_booked => "nobody was turned away".to_string(),
+        Some(c) if double_booked => c.not_stopped(),
+        None if double_booked => NOT_STOPPED.to_string(),
+        _ => stops
+            .iter()
+            .map(|s| s.words_in(counter))
+            .collect::<Vec<_>>()
+            .join("; "),
     }
 }
 
@@ -100,7 +105,34 @@ pub enum StopHow {
 impl Stop {
     /// In words, for a person: "waited, then got error 40001 (serialization failure)".
     pub fn words(&self) -> String {
-        let how = match &self.how {
+        self.words_in(None)
+    }
+
+    /// In words, on a counter's rows in its shape's words: "waited, then the bounded update
+    /// found no ticket left and updated no rows".
+    pub fn words_in(&self, counter: Option<CounterWords>) -> String {
+        let how = match (&self.how, counter) {
+            (StopHow::Skipped, Some(c)) => {
+                format!("did not see {} and did not write", c.enough_bare())
+            }
+            (StopHow::UpdatedNoRows, Some(c)) => format!(
+                "the bounded update found {} and updated no rows",
+                c.short_again()
+            ),
+            (StopHow::LockedFewerRows, Some(_)) => {
+                "found the row locked and skipped it (SKIP LOCKED)".to_string()
+            }
+            (how, _) => Self::seat_words(how),
+        };
+        if self.waited {
+            format!("waited, then {how}")
+        } else {
+            how
+        }
+    }
+
+    fn seat_words(how: &StopHow) -> String {
+        match how {
             StopHow::Error { code } => format!("got error {code} ({})", code.name()),
             StopHow::Skipped => "saw the seat taken and did not write".to_string(),
             StopHow::Refused { answer } => refusal_words(*answer).to_string(),
@@ -108,11 +140,6 @@ impl Stop {
             StopHow::LockedFewerRows => {
                 "found the seat locked and skipped it (SKIP LOCKED)".to_string()
             }
-        };
-        if self.waited {
-            format!("waited, then {how}")
-        } else {
-            how
         }
     }
 }

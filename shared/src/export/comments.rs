@@ -2,12 +2,41 @@
 //! nothing, and the heading of its step.
 
 use super::Sent;
+use crate::counter_words::CounterWords;
 use crate::explain;
 use crate::schedule::{ClockUnit, Condition, Op, Wait};
 
 /// What an entry does, in a few words, for the comments of the scripts: "adam reads A7"; `unit`
-/// is the schedule's clock's.
-pub(super) fn what(actor: &str, op: &Op, unit: ClockUnit) -> String {
+/// is the schedule's clock's, `counter` the shape's words on a counter's rows ("adam withdraws
+/// 100 from the joint account, only if 100 is still there").
+pub(super) fn what(actor: &str, op: &Op, unit: ClockUnit, counter: Option<CounterWords>) -> String {
+    if let Some(c) = counter {
+        let rows = explain::join(&op.seats().iter().map(|id| c.row(id)).collect::<Vec<_>>());
+        let takes = explain::join(
+            &op.seats()
+                .iter()
+                .map(|id| c.takes(id, None))
+                .collect::<Vec<_>>(),
+        );
+        match op {
+            Op::Read { .. } => return format!("{actor} reads {rows}"),
+            Op::Lock { wait, .. } => {
+                let how = match wait {
+                    Wait::Wait => "",
+                    Wait::Nowait => " without waiting (nowait)",
+                    Wait::SkipLocked => ", skipping locked rows",
+                };
+                return format!("{actor} locks {rows}{how}");
+            }
+            Op::Write { .. } => {
+                return format!(
+                    "{actor} {takes}, whatever is there now (the application checked first)"
+                )
+            }
+            Op::Claim { .. } => return format!("{actor} {takes}, {}", c.still_enough()),
+            _ => {}
+        }
+    }
     let seats = explain::join(op.seats());
     match op {
         Op::Begin { isolation } => format!("{actor} begins a {} transaction", isolation.as_sql()),

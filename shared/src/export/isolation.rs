@@ -189,7 +189,12 @@ impl Spec<'_, '_> {
                 out.push_str(&format!(
                     "  # {}: {} ({})\n",
                     step_heading(self.plan, s.k, self.schedule.order().len()),
-                    what(&s.actor.name, s.op, self.schedule.scenario().clock_unit),
+                    what(
+                        &s.actor.name,
+                        s.op,
+                        self.schedule.scenario().clock_unit,
+                        s.counter,
+                    ),
                     why.trim_end_matches('.')
                 ));
             }

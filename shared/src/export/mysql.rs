@@ -23,13 +23,18 @@ pub fn mysql_scripts(schedule: &Schedule, outcome: &Outcome) -> Vec<(String, Str
     let mut setup = format!(
         "-- Last Seat: {}\n-- {}\n--\n-- The run on MariaDB (or MySQL 8), one terminal per buyer ({}) beside this one:\n\
          -- 1. Run this script in a terminal of its own (mariadb < {label}.sql). It creates the\n\
-         --    database `{database}` (nothing else is touched) and the scenario's seats.\n\
+         --    database `{database}` (nothing else is touched) and the scenario's {rows}.\n\
          -- 2. In each buyer's terminal, open `mariadb {database}` and paste that buyer's script up to its step 1.\n\
          -- 3. Then take the steps in order, 1 to {total}, each in the terminal of its script.\n\
          -- When you are done: drop database `{database}`;\n\n",
         schedule.name(),
         explain::headline(schedule, outcome),
         explain::join(&files),
+        rows = if schedule.scenario().kind.is_counter() {
+            "rows"
+        } else {
+            "seats"
+        },
     );
     setup.push_str(&setup_sql(schedule, database));
     let clock_steps = steps_of(CLOCK);
@@ -68,12 +73,7 @@ fn setup_sql(schedule: &Schedule, database: &str) -> String {
         "drop database if exists `{database}`;\ncreate database `{database}`;\nuse `{database}`;\n\n{}\n",
         sql::SCHEMA_DDL.trim_end()
     );
-    out.push_str(&format!(
-        "\n-- The scenario: show {}, holds of {}, the clock at {}.\n",
-        scenario.show,
-        scenario.clock_unit.span(scenario.hold_minutes),
-        scenario.clock_unit.at(scenario.clock)
-    ));
+    out.push_str(&super::setup::scenario_comment(schedule));
     let line = |sql: &str, params: Vec<Param>| {
         let st = Statement {
             sql: sql.to_string(),
@@ -82,6 +82,10 @@ fn setup_sql(schedule: &Schedule, database: &str) -> String {
         format!("{};\n", st.to_mysql())
     };
     out.push_str(&line(sql::SET_CLOCK, vec![Param::Int(scenario.clock)]));
+    if let Some(rows) = super::setup::counter_rows(schedule, crate::schedule::Database::Innodb) {
+        out.push_str(&rows);
+        return out;
+    }
     for seat in &scenario.seats {
         let hold_id = match seat.status {
             SeatStatus::Available => None,

@@ -36,13 +36,18 @@ pub fn psql_scripts_in(
     let mut setup = format!(
         "-- Last Seat: {}\n-- {}\n--\n-- The run in psql, one terminal per buyer ({}) beside this one:\n\
          -- 1. Run this script in a terminal of its own. It creates the schema {} (nothing else of\n\
-         --    the database is touched) and the scenario's seats.\n\
+         --    the database is touched) and the scenario's {rows}.\n\
          -- 2. In each buyer's terminal, run that buyer's script up to its step 1.\n\
          -- 3. Then take the steps in order, 1 to {total}, each in the terminal of its script.\n",
         schedule.name(),
         explain::headline(schedule, outcome),
         explain::join(&files),
         quote_ident(schema),
+        rows = if schedule.scenario().kind.is_counter() {
+            "rows"
+        } else {
+            "seats"
+        },
     );
     let clock_steps = steps_of(CLOCK);
     if !clock_steps.is_empty() {

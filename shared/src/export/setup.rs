@@ -1,8 +1,64 @@
 //! What the setup script runs, as the executor does: the migration in a schema of its own, the
-//! seats and their tickets, the clock's start; and the settings of every session.
+//! seats and their tickets (or a counter's rows), the clock's start; and the settings of every
+//! session.
 
-use crate::schedule::{Schedule, SeatStatus};
+use crate::counter_words::CounterWords;
+use crate::schedule::{Database, Schedule, SeatStatus};
 use crate::sql::{self, Param, Statement};
+
+/// A counter scenario's rows as the executors seed them (`Table::insert`, one statement a row)
+/// in `database`'s dialect, under a comment saying what they are; `None` for seats.
+pub(super) fn counter_rows(schedule: &Schedule, database: Database) -> Option<String> {
+    let scenario = schedule.scenario();
+    let table = sql::counter::table(scenario.kind)?;
+    let words = CounterWords::of(scenario)?;
+    let rows: Vec<String> = scenario
+        .seats
+        .iter()
+        .map(|r| words.with_value(&r.id, r.value.unwrap_or(0)))
+        .collect();
+    let mut out = format!(
+        "\n-- The scenario's rows in {} ({}), each request {}: {}.\n",
+        table.name,
+        scenario.kind.id(),
+        match words.take() {
+            1 if table.is_flag() => "uses it".to_string(),
+            take => format!("takes {take}"),
+        },
+        crate::explain::join(&rows)
+    );
+    for row in &scenario.seats {
+        let insert = Statement {
+            sql: table.insert(database),
+            params: vec![
+                Param::Text(row.id.clone()),
+                Param::Int(row.value.unwrap_or(0)),
+            ],
+        };
+        let text = match database {
+            Database::Postgresql => insert.to_psql(),
+            Database::Innodb => insert.to_mysql(),
+        };
+        out.push_str(&format!("{text};\n"));
+    }
+    Some(out)
+}
+
+/// The comment over the scenario's rows: the show, its holds and the clock, or a counter's clock
+/// alone (its rows say what they are below it).
+pub(super) fn scenario_comment(schedule: &Schedule) -> String {
+    let scenario = schedule.scenario();
+    let unit = scenario.clock_unit;
+    if scenario.kind.is_counter() {
+        return format!("\n-- The clock at {}.\n", unit.at(scenario.clock));
+    }
+    format!(
+        "\n-- The scenario: show {}, holds of {}, the clock at {}.\n",
+        scenario.show,
+        unit.span(scenario.hold_minutes),
+        unit.at(scenario.clock)
+    )
+}
 
 /// What the setup runs, as the executor does it: the migration in a fresh schema, the seats
 /// and their tickets, the clock's start, with `ddl` as the migration's text.
@@ -13,17 +69,16 @@ pub(super) fn setup_sql(schedule: &Schedule, schema: &str, ddl: &str) -> String 
         "set client_min_messages = warning;\ndrop schema if exists {quoted} cascade;\ncreate schema {quoted};\nset search_path to {quoted};\n\n{}\n",
         ddl.trim_end()
     );
-    out.push_str(&format!(
-        "\n-- The scenario: show {}, holds of {}, the clock at {}.\n",
-        scenario.show,
-        scenario.clock_unit.span(scenario.hold_minutes),
-        scenario.clock_unit.at(scenario.clock)
-    ));
+    out.push_str(&scenario_comment(schedule));
     let clock = Statement {
         sql: sql::SET_CLOCK.to_string(),
         params: vec![Param::Int(scenario.clock)],
     };
     out.push_str(&format!("{};\n", clock.to_psql()));
+    if let Some(rows) = counter_rows(schedule, Database::Postgresql) {
+        out.push_str(&rows);
+        return out;
+    }
     for seat in &scenario.seats {
         let hold_id = match seat.status {
             SeatStatus::Available => None,

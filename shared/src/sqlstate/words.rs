@@ -73,7 +73,9 @@ impl SqlState {
         match self {
             SerializationFailure => "a serialization failure",
             DeadlockDetected => "a deadlock, and PostgreSQL failed it to break the cycle",
-            LockDeadlock => "a deadlock, and InnoDB rolled its transaction back to break the cycle",
+            LockDeadlock => {
+                "a deadlock, and InnoDB rolled the whole transaction back to break the cycle"
+            }
             LockNotAvailable | LockNowait => "the row was locked, and NOWAIT does not wait",
             LockWaitTimeout => "the row was locked, and it would not wait",
             UniqueViolation | DuplicateEntry => "a ticket for the seat already exists",

@@ -55,6 +55,8 @@ pub struct App {
     pub skipped_for_no_seat: bool,
     /// Its last operation was sent and waits for these actors.
     pub waiting: Option<Vec<String>>,
+    /// The rows its last read or lock returned (a counter's with their values).
+    pub seen: Vec<crate::outcome::SeenRow>,
 }
 
 /// Replays `actor`'s own answers among the first `step` entries.

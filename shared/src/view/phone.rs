@@ -1,4 +1,7 @@
-//! Each buyer's phone: what the application shows them at a step, and what it remembers.
+//! Each buyer's phone: what the application shows them at a step, and what it remembers. On a
+//! counter's rows the phone speaks its shape's words (`counter.rs`).
+
+mod counter;
 
 use std::collections::BTreeMap;
 
@@ -6,6 +9,7 @@ use super::app::{app_at, App, Got, Said};
 use super::refusal::Refusal;
 use super::words;
 use super::{display_name, tables_at, told_at};
+use crate::counter_words::CounterWords;
 use crate::engine::capitalise;
 use crate::schedule::{ClockUnit, Op, Schedule, CLOCK};
 use crate::Outcome;
@@ -107,6 +111,19 @@ pub fn phone(schedule: &Schedule, outcome: &Outcome, actor: &str, step: usize) -
     let got = |seat: &String| app.got.get(seat).copied().unwrap_or(Got::Held(None));
     let ran_out = |seat: &String| matches!(got(seat), Got::Held(Some(u)) if u < clock);
     let yours: Vec<String> = told.iter().filter(|s| !ran_out(s)).cloned().collect();
+    if let Some(c) = CounterWords::of(schedule.scenario()) {
+        let wants: Vec<String> = schedule
+            .actor_index(actor)
+            .and_then(|a| {
+                schedule.actors()[a]
+                    .program
+                    .iter()
+                    .find(|op| !op.seats().is_empty())
+            })
+            .map(|op| op.seats().to_vec())
+            .unwrap_or_default();
+        return counter::phone(c, &app, &yours, &wants);
+    }
     let phone = |text: String, tone: Tone, until: Option<i64>| Phone {
         text: capitalise(&text),
         tone,

@@ -1,7 +1,9 @@
 //! Random buyers' programs for the property tests: the same strategies for every test file.
 
+pub mod counters;
 pub mod explore;
 pub mod scripts;
+pub mod speak;
 
 use proptest::prelude::*;
 use shared::schedule::{Isolation, Op, SeatStatus, Wait};

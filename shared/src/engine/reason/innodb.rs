@@ -8,7 +8,7 @@ use super::{join, Cx};
 
 /// Why the entry's operation waits on InnoDB, in words.
 pub(super) fn waiting(e: &Cx<'_>, node: &Node, w: WaitNote, kind: InnoWait) -> String {
-    let seat = &e.names.seats[w.seat as usize];
+    let seat = &e.row(w.seat as usize);
     let names = |queued: bool| -> Vec<String> {
         node.blockers
             .iter()

@@ -7,7 +7,7 @@ use crate::schedule::{Condition, Now, Op, PayOutcome, SeatStatus};
 use super::super::names::title;
 use super::super::stmt::Fact;
 use super::super::trace::Done;
-use super::{join, unmet, Cx};
+use super::{counter, join, unmet, Cx};
 
 /// What an operation did, as a verb phrase (no subject).
 pub(super) fn phrase(e: &Cx<'_>, op: &Op, d: &Done) -> String {
@@ -15,9 +15,21 @@ pub(super) fn phrase(e: &Cx<'_>, op: &Op, d: &Done) -> String {
         d.facts
             .iter()
             .filter(|(_, f)| fact(f))
-            .map(|(s, _)| e.names.seats[s as usize].clone())
+            .map(|(s, _)| e.row(s as usize))
             .collect()
     };
+    if let Some(c) = e.counter {
+        match (&d.result, op) {
+            (StepResult::Skipped, _) if d.facts.unmet.is_none() => return counter::skipped(c, op),
+            (StepResult::Ok { .. }, Op::Read { .. }) => {
+                return format!("reads {}", counter::rows(c, &d.seen))
+            }
+            (StepResult::Ok { .. }, Op::Write { .. } | Op::Claim { .. }) => {
+                return counter::updates(e, c, d)
+            }
+            _ => {}
+        }
+    }
     match (&d.result, op) {
         (StepResult::Skipped, _) if d.facts.unmet.is_some() => unmet(e, op, d),
         (StepResult::Skipped, _) => format!(
@@ -68,10 +80,10 @@ pub(super) fn phrase(e: &Cx<'_>, op: &Op, d: &Done) -> String {
         (_, Op::Read { .. }) => format!("reads {}", rows(e, &d.seen)),
         (_, Op::Lock { .. }) => {
             let skipped = seats(|f| *f == Fact::Skipped);
-            let mut s = if d.seen.is_empty() {
-                "locks nothing".to_string()
-            } else {
-                format!("locks {}", rows(e, &d.seen))
+            let mut s = match e.counter {
+                _ if d.seen.is_empty() => "locks nothing".to_string(),
+                Some(c) => format!("locks {}", counter::rows(c, &d.seen)),
+                None => format!("locks {}", rows(e, &d.seen)),
             };
             if !skipped.is_empty() {
                 s.push_str(&format!(", skipping {} (locked)", join(&skipped)));

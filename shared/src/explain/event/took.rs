@@ -16,6 +16,31 @@ impl Event<'_> {
             _ => None,
         };
         let all = rows == Some(op.seats().len() as u64);
+        if let Some(c) = self.counter() {
+            let each = |f: &dyn Fn(&str) -> String| {
+                join(&op.seats().iter().map(|id| f(id)).collect::<Vec<_>>())
+            };
+            match (op, result) {
+                (_, StepResult::Skipped) => {
+                    let first = op.seats().first().map_or("", String::as_str);
+                    return format!(
+                        "{who} did not send the {} and was {}",
+                        op.name(),
+                        c.told_no(first)
+                    );
+                }
+                (Op::Write { .. } | Op::Claim { .. }, _) if all => {
+                    return self.with_told(format!("{who} {}", each(&|id| c.took(id))), true)
+                }
+                (Op::Claim { .. }, _) if rows == Some(0) => {
+                    return format!(
+                        "{who}'s bounded update found {} and updated no rows",
+                        each(&|id| c.short(id))
+                    )
+                }
+                _ => {}
+            }
+        }
         match (op, result) {
             (_, StepResult::Skipped) => format!(
                 "{who} skipped the {} and was told {seats} {} sold out",

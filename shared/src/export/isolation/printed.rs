@@ -11,9 +11,35 @@ pub(super) fn result(sent: &Sent<'_>, outcome: &Outcome) -> String {
         return "ERROR:  canceling statement due to statement timeout\n".to_string();
     };
     if let StepResult::Error { message, .. } = result {
-        return format!("ERROR:  {message}\n");
+        return format!("ERROR:  {}\n", sent.message(message));
     }
+    let table_of = sent
+        .counter
+        .and_then(|c| crate::sql::counter::table(c.kind()));
     match (sent.op, result) {
+        (Op::Read { .. } | Op::Lock { .. }, _) if table_of.is_some() => {
+            let t = table_of.expect("a counter's table");
+            let rows: Vec<Vec<String>> = sent
+                .entry
+                .map(|e| {
+                    e.trace
+                        .seen
+                        .iter()
+                        .map(|r| {
+                            let v = r.value.unwrap_or(0);
+                            // psql prints a boolean as t or f; a coupon's value is 1 while unused.
+                            let shown = match t.is_flag() {
+                                true if v >= 1 => "f".to_string(),
+                                true => "t".to_string(),
+                                false => v.to_string(),
+                            };
+                            vec![r.seat.clone(), shown]
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            table(&[t.key, t.column], &rows)
+        }
         (Op::Read { .. } | Op::Lock { .. }, _) => {
             let rows: Vec<Vec<String>> = sent
                 .entry

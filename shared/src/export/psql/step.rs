@@ -48,7 +48,7 @@ fn step(
     let mut out = format!(
         "-- {}: {}\n",
         step_heading(plan, sent.k, total),
-        what(&sent.actor.name, sent.op, unit)
+        what(&sent.actor.name, sent.op, unit, sent.counter)
     );
     let Some(statement) = &sent.statement else {
         let why = match (sent.op, sent.result()) {
@@ -61,6 +61,16 @@ fn step(
                 sent.redis.as_deref().unwrap_or(""),
                 result.map_or("(not run)".to_string(), |r| r.short())
             ),
+            (_, Some(StepResult::Skipped)) if sent.counter.is_some() => {
+                let c = sent.counter.expect("a counter");
+                let first = sent.op.seats().first().map_or("", String::as_str);
+                format!(
+                    "Not sent: {}'s application did not see {}, so it says \"{}\" instead.",
+                    sent.actor.name,
+                    c.enough_in(first),
+                    c.refused(first)
+                )
+            }
             (_, Some(StepResult::Skipped)) => format!(
                 "Not sent: {} remembers {} as taken, so the application says sold out instead.",
                 sent.actor.name,
@@ -117,13 +127,15 @@ fn answer(sent: &Sent<'_>, hold: Option<&Param>, outcome: &Outcome, unit: ClockU
         .and_then(|c| outcome.entries.get(c))
         .map(|e| &e.trace.tables);
     match (sent.op, result) {
-        (_, StepResult::Error { code, message }) => format!("ERROR: {message} ({code})"),
+        (_, StepResult::Error { code, message }) => {
+            format!("ERROR: {} ({code})", sent.message(message))
+        }
         (_, StepResult::RolledBack) => "ROLLBACK (the transaction had failed)".to_string(),
         (Op::Begin { .. }, _) => "BEGIN".to_string(),
         (Op::Commit, _) => "COMMIT".to_string(),
         (Op::Rollback, _) => "ROLLBACK".to_string(),
         (Op::Read { .. } | Op::Lock { .. }, _) => {
-            rows(sent.entry.map_or(&[][..], |e| &e.trace.seen), unit)
+            rows(sent.entry.map_or(&[][..], |e| &e.trace.seen), unit, sent)
         }
         (Op::Book { .. }, StepResult::Ok { rows }) => format!("INSERT 0 {}", rows.unwrap_or(0)),
         (Op::Write { .. } | Op::Claim { .. } | Op::Sweep, StepResult::Ok { rows }) => {
@@ -179,8 +191,9 @@ fn mysql_answer(
     };
     match (sent.op, result) {
         (_, StepResult::Error { code, message }) => format!(
-            "ERROR {code} ({}): {message}",
-            code.mysql_sqlstate().unwrap_or("HY000")
+            "ERROR {code} ({}): {}",
+            code.mysql_sqlstate().unwrap_or("HY000"),
+            sent.message(message)
         ),
         (Op::Begin { .. } | Op::Commit | Op::Rollback, _) => {
             "Query OK, 0 rows affected".to_string()
@@ -199,7 +212,7 @@ fn mysql_answer(
 }
 
 /// The rows a read or lock returns: "1 row: A7 AVAILABLE".
-fn rows(seen: &[SeenRow], unit: ClockUnit) -> String {
+fn rows(seen: &[SeenRow], unit: ClockUnit, sent: &Sent<'_>) -> String {
     let count = match seen.len() {
         1 => "1 row".to_string(),
         n => format!("{n} rows"),
@@ -210,6 +223,9 @@ fn rows(seen: &[SeenRow], unit: ClockUnit) -> String {
     let rows: Vec<String> = seen
         .iter()
         .map(|r| {
+            if let (Some(c), Some(v)) = (sent.counter, r.value) {
+                return c.with_value(&r.seat, v);
+            }
             let mut row = format!("{} {}", r.seat, r.status.as_sql());
             if let Some(h) = &r.holder {
                 row.push_str(&format!(" by {h}"));

@@ -102,6 +102,7 @@ impl App {
                     .cloned()
                     .collect();
                 self.said = Some(Said::Looked { free, taken });
+                self.seen = seen.to_vec();
                 None
             }
             (Op::Claim { .. }, StepResult::Ok { rows: Some(n) }) if *n as usize == seats.len() => {
