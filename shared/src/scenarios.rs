@@ -152,10 +152,10 @@ const ALL: &[Listed] = &[
     builtin!("ch4-serializable-retry", 4, Defence::SerializableRetry.title(), "Make Omar's first attempt fail with 40001, and watch his app try once more.", RetryRan),
     builtin!("ch4-late-payment", 4, "The hold and the late payment", "Make Adam's late payment take Omar's seat.", LatePaymentTakesSeat),
     builtin!("ch5-three-buyers", 5, "Sandbox", "Find every order that sells A7 more than once.", DoubleBooking),
-    builtin!("shapes-general_admission", 6, "General admission", "Sell the section's last ticket twice: 101 tickets of 100.", DoubleBooking),
-    builtin!("shapes-balance", 6, "A balance", "Withdraw 100 twice from 150: take the account below zero.", DoubleBooking),
-    builtin!("shapes-rate_limit", 6, "A rate limit", "Make the eleventh call on a key allowed ten.", DoubleBooking),
-    builtin!("shapes-coupon", 6, "A single-use coupon", "Spend SAVE50 twice.", DoubleBooking),
+    builtin!("shapes-general_admission", 6, "General admission", "Sell the section's last ticket to both buyers: one more told yes than there were tickets.", DoubleBooking),
+    builtin!("shapes-balance", 6, "A balance", "Withdraw $100 twice from $150: take the account below zero.", DoubleBooking),
+    builtin!("shapes-rate_limit", 6, "A rate limit", "The key has made 9 of its 10 calls: let two more through.", DoubleBooking),
+    builtin!("shapes-coupon", 6, "A single-use coupon", "Get the single-use coupon SAVE50 accepted twice.", DoubleBooking),
 ];
 
 /// Every built-in scenario, chapter by chapter.

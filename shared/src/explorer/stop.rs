@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::outcome::{Answer, SeatOutcome, StepResult, Trace, Verdict};
-use crate::schedule::{Op, Schedule, CLOCK};
+use crate::schedule::{Op, Schedule, Shape, CLOCK};
 use crate::sqlstate::SqlState;
 
 /// How the buyers who ended with no seat were stopped, one entry per distinct way (sorted by
@@ -53,6 +53,17 @@ pub fn stop_label(
 
 /// What a double booking's stop label says.
 pub const NOT_STOPPED: &str = "nobody was stopped: the seat was sold twice";
+
+/// What a double booking's stop label says on a scenario of `kind`.
+pub fn not_stopped(kind: Shape) -> &'static str {
+    match kind {
+        Shape::Seats => NOT_STOPPED,
+        Shape::GeneralAdmission => "nobody was stopped: more tickets were sold than there were",
+        Shape::Balance => "nobody was stopped: the account went below zero",
+        Shape::RateLimit => "nobody was stopped: more calls were let through than the key had left",
+        Shape::Coupon => "nobody was stopped: the coupon was used twice",
+    }
+}
 
 /// The words of a group's stops.
 pub(super) fn label(double_booked: bool, stops: &[Stop]) -> String {
@@ -100,13 +111,27 @@ pub enum StopHow {
 impl Stop {
     /// In words, for a person: "waited, then got error 40001 (serialization failure)".
     pub fn words(&self) -> String {
+        self.words_on(Shape::Seats)
+    }
+
+    /// In words, on a scenario of `kind`: a counter's row is not "taken" but has too little
+    /// left.
+    pub fn words_on(&self, kind: Shape) -> String {
+        let (taken, no_longer) = match kind {
+            Shape::Seats => ("saw the seat taken", "the seat was no longer free"),
+            Shape::GeneralAdmission => ("read no ticket left", "no ticket was left"),
+            Shape::Balance => ("read too little in the account", "too little was left"),
+            Shape::RateLimit => ("read no call left", "no call was left"),
+            Shape::Coupon => ("read the coupon as used", "the coupon was used"),
+        };
+        let row = if kind.is_counter() { "row" } else { "seat" };
         let how = match &self.how {
             StopHow::Error { code } => format!("got error {code} ({})", code.name()),
-            StopHow::Skipped => "saw the seat taken and did not write".to_string(),
+            StopHow::Skipped => format!("{taken} and did not write"),
             StopHow::Refused { answer } => refusal_words(*answer).to_string(),
-            StopHow::UpdatedNoRows => "updated no rows: the seat was no longer free".to_string(),
+            StopHow::UpdatedNoRows => format!("updated no rows: {no_longer}"),
             StopHow::LockedFewerRows => {
-                "found the seat locked and skipped it (SKIP LOCKED)".to_string()
+                format!("found the {row} locked and skipped it (SKIP LOCKED)")
             }
         };
         if self.waited {
