@@ -147,7 +147,11 @@ impl<'s> Grouper<'s> {
         let stops = self.stops(key);
         let label = (
             key.verdict.verdict(names),
-            label(key.verdict.double_booked, &stops),
+            label(
+                key.verdict.double_booked,
+                &stops,
+                self.schedule.scenario().kind,
+            ),
         );
         if let Some(&group) = self.by_label.get(&label) {
             return group;

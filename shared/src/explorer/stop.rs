@@ -48,6 +48,7 @@ pub fn stop_label(
     label(
         verdict.double_booked,
         &stops(schedule, trace, seats, verdict),
+        schedule.scenario().kind,
     )
 }
 
@@ -65,14 +66,18 @@ pub fn not_stopped(kind: Shape) -> &'static str {
     }
 }
 
-/// The words of a group's stops.
-pub(super) fn label(double_booked: bool, stops: &[Stop]) -> String {
+/// The words of a group's stops, on a scenario of `kind`.
+pub(super) fn label(double_booked: bool, stops: &[Stop], kind: Shape) -> String {
     if double_booked {
-        NOT_STOPPED.to_string()
+        not_stopped(kind).to_string()
     } else if stops.is_empty() {
         "nobody was turned away".to_string()
     } else {
-        stops.iter().map(Stop::words).collect::<Vec<_>>().join("; ")
+        stops
+            .iter()
+            .map(|s| s.words_on(kind))
+            .collect::<Vec<_>>()
+            .join("; ")
     }
 }
 

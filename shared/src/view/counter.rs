@@ -113,6 +113,26 @@ pub fn counters_at(schedule: &Schedule, outcome: &Outcome, step: usize) -> Vec<C
         .collect()
 }
 
+/// Where a shape's rows are stored: the table, its key and its value's column (as
+/// `migrations/0004_counters.sql` names them).
+pub fn table(kind: Shape) -> (&'static str, &'static str, &'static str) {
+    match kind {
+        Shape::GeneralAdmission => ("sections", "section_id", "tickets_left"),
+        Shape::Balance => ("accounts", "account_id", "balance"),
+        Shape::RateLimit => ("api_keys", "api_key", "calls_left"),
+        Shape::Coupon => ("coupons", "code", "used"),
+        Shape::Seats => ("seats", "seat_id", "status"),
+    }
+}
+
+/// A stored value as its column holds it: a coupon's `used` is a flag.
+pub fn stored(kind: Shape, value: i64) -> String {
+    match kind {
+        Shape::Coupon => (value == 0).to_string(),
+        _ => value.to_string(),
+    }
+}
+
 fn names(actors: &[String]) -> String {
     join(&actors.iter().map(|a| display_name(a)).collect::<Vec<_>>())
 }
@@ -160,13 +180,7 @@ impl CounterRow {
 
     /// The column it is kept in, as the SQL names it.
     pub fn column(&self) -> &'static str {
-        match self.kind {
-            Shape::GeneralAdmission => "tickets_left",
-            Shape::Balance => "balance",
-            Shape::RateLimit => "calls_left",
-            Shape::Coupon => "used",
-            Shape::Seats => "status",
-        }
+        table(self.kind).2
     }
 
     /// A value in the row's own words: "1 ticket left", "$150", "−$50", "1 call left",
