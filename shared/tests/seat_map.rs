@@ -18,7 +18,9 @@ fn schedules() -> Vec<(String, Schedule)> {
     let mut out = Vec::new();
     for b in scenarios::all() {
         out.push((b.id.to_string(), b.schedule()));
-        for d in Defence::ALL {
+        // (A counter's scenario is offered only the defences that fit it.)
+        let kind = b.file.scenario.kind;
+        for d in Defence::ALL.into_iter().filter(|d| d.fits(kind)) {
             let file = b.file_with_defence(Some(d));
             if file != b.file {
                 let schedule = Schedule::parse(file).expect("a defence switched in parses");
