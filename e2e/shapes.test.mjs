@@ -106,6 +106,16 @@ test('chapter 6 offers every shape with exactly the defences that fit a counter,
       const kind = await page.locator('.counter').first().getAttribute('data-kind');
       assert.equal(kind, shape);
     }
+    // Played to its end, the last shape's default race (check, then act) oversells the coupon.
+    await page.locator('[data-testid="speed"]').selectOption('250');
+    await page.locator('[data-testid="reset"]').click();
+    await page.locator('[data-testid="play"]').click();
+    await page.waitForFunction(() => {
+      const [at, of] = document.querySelector('[data-testid="step-count"]').textContent.split('/').map((x) => Number(x.trim()));
+      return at === of && at > 0;
+    }, null, { timeout: 30_000 });
+    assert.equal(await page.locator('[data-testid="counter-SAVE50"]').getAttribute('data-state'), 'over');
+    assert.equal(await page.locator('[data-testid="goal"]').getAttribute('data-met'), 'true');
     assert.deepEqual(errors, []);
   } finally {
     await context.close();
