@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { BASE_URL, SCREENSHOTS, useBrowser, visitBytes } from './browser.mjs';
 
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
-const CHAPTERS = [1, 2, 3, 4, 5];
+const CHAPTERS = [1, 2, 3, 4, 5, 6];
 /** Issue 7's goal for a first visit, reported as a figure; and the budget the page is held to,
  *  so that it cannot grow unnoticed. Lower the budget as the page shrinks; never raise it without
  *  saying why. (Issue 22 raised it to 375 KiB for InnoDB's model, then brought it back by
@@ -51,14 +51,19 @@ async function chapterHtml(n) {
 const visit = (path) => visitBytes(browser, path, { ready: '[data-testid="timeline"]' });
 
 test('a first visit to a chapter stays within its byte budget over the wire', async (t) => {
-  for (const n of [1, 4]) {
+  // Every chapter's figure first, then the verdict on each.
+  const visits = [];
+  for (const n of CHAPTERS) {
     const responses = await visit(`/chapter/${n}`);
     const total = responses.reduce((a, r) => a + r.bytes, 0);
     const wasm = responses.filter((r) => r.url.endsWith('.wasm')).map((r) => r.bytes);
     figure(t, `chapter ${n} first visit: ${total} bytes over the wire in ${responses.length} responses (wasm ${wasm.join(', ')} bytes); the goal is ${FIRST_VISIT_GOAL}${total <= FIRST_VISIT_GOAL ? ': met' : ': missed'}`);
-    assert.ok(wasm.length === 1, 'the wasm was fetched once');
+    visits.push({ n, responses, total, wasm });
+  }
+  for (const { n, responses, total, wasm } of visits) {
+    assert.ok(wasm.length === 1, `chapter ${n}: the wasm was fetched once`);
     assert.deepEqual(responses.filter((r) => r.url.includes('/innodb-page/')), [], 'InnoDB\'s model is not part of a first visit');
-    assert.ok(total <= FIRST_VISIT_BUDGET, `${total} bytes over the wire, more than the budget of ${FIRST_VISIT_BUDGET}`);
+    assert.ok(total <= FIRST_VISIT_BUDGET, `chapter ${n}: ${total} bytes over the wire, more than the budget of ${FIRST_VISIT_BUDGET}`);
   }
 });
 
@@ -183,7 +188,7 @@ test('axe-core finds no serious or critical violation on the home page and any c
       const page = await context.newPage();
       await page.goto(url(path), { waitUntil: 'load' });
       await page.locator(path === '/' ? '[data-testid="defences"] li' : '[data-testid="timeline"]').first().waitFor({ timeout: 30_000 });
-      if (path === '/chapter/4') {
+      if (path === '/chapter/4' || path === '/chapter/6') {
         // The panels of this file's concern, opened: the matrix and the exports.
         await page.locator('[data-testid="build-matrix"]').click();
         await page.locator('[data-testid="matrix"]').waitFor({ timeout: 60_000 });

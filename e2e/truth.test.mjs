@@ -2,7 +2,8 @@
 // order the page plays, what each phone says, what the seat map shows and what the verdict and
 // the step line say are exactly what the model says at that step. The model's view comes from
 // `backend views` (the same shared::view code the page renders, run natively); the test fails
-// if the page shows a phone, a seat attribute or a sentence that the dump does not.
+// if the page shows a phone, a seat attribute (or a counter's, on a counter scenario) or a
+// sentence that the dump does not.
 //
 // BASE_URL names a running server; BACKEND_BIN the backend binary (default: the debug build).
 
@@ -62,12 +63,15 @@ async function readPage(page) {
     const seats = [...document.querySelectorAll('[data-testid^="seat-"]')]
       .filter((el) => el.dataset.testid !== 'seat-map')
       .map((el) => ({ id: el.dataset.testid.slice('seat-'.length), data: { ...el.dataset } }));
+    const counters = [...document.querySelectorAll('.counter[data-testid^="counter-"]')]
+      .map((el) => ({ id: el.dataset.testid.slice('counter-'.length), data: { ...el.dataset }, label: el.getAttribute('aria-label') }));
     const panel = document.querySelector('[data-testid="verdict-panel"]');
     const goal = document.querySelector('[data-testid="goal"]');
     return {
       count: text(document.querySelector('[data-testid="step-count"]')),
       phones,
       seats,
+      counters,
       headline: text(document.querySelector('[data-testid="verdict"]')),
       story: [...document.querySelectorAll('[data-testid="story"] li')].map(text),
       decided: panel?.dataset.decided ?? null,
@@ -94,7 +98,21 @@ function differences(shown, want) {
   for (const name of wantPhones.keys()) {
     if (!shown.phones.some((p) => p.name === name)) out.push(`${at}: no phone for ${name}`);
   }
-  const wantSeats = new Map(want.seats.map((s) => [s.id, s]));
+  // A counter scenario draws its own picture in place of the seat map: its rows, each as the
+  // model's view says, and no seat.
+  const wantCounters = new Map((want.counters ?? []).map((c) => [c.id, c]));
+  for (const row of shown.counters) {
+    const w = wantCounters.get(row.id);
+    if (!w) { out.push(`${at}: counter ${row.id} is not in the model's picture`); continue; }
+    for (const [key, value] of Object.entries(row.data)) {
+      if (key === 'testid') continue;
+      if (!(key in w)) { out.push(`${at}: ${row.id} shows data-${key}=${value}, which the model's view does not have`); continue; }
+      if (words(value).join() !== dumpWords(w[key]).join()) out.push(`${at}: ${row.id} data-${key}=${JSON.stringify(value)}, the model ${JSON.stringify(w[key])}`);
+    }
+    if (row.label !== w.sentence) out.push(`${at}: ${row.id} is announced as ${JSON.stringify(row.label)}, the model says ${JSON.stringify(w.sentence)}`);
+  }
+  if (shown.counters.length !== wantCounters.size) out.push(`${at}: ${shown.counters.length} counters drawn, ${wantCounters.size} in the model`);
+  const wantSeats = new Map((wantCounters.size ? [] : want.seats).map((s) => [s.id, s]));
   for (const seat of shown.seats) {
     const w = wantSeats.get(seat.id);
     if (!w) { out.push(`${at}: seat ${seat.id} is not in the scenario`); continue; }
@@ -108,7 +126,7 @@ function differences(shown, want) {
       if (words(value).join() !== dumpWords(w[key]).join()) out.push(`${at}: ${seat.id} data-${key}=${JSON.stringify(value)}, the model ${JSON.stringify(w[key])}`);
     }
   }
-  if (shown.seats.length !== want.seats.length) out.push(`${at}: ${shown.seats.length} seats drawn, ${want.seats.length} in the model`);
+  if (shown.seats.length !== wantSeats.size) out.push(`${at}: ${shown.seats.length} seats drawn, ${wantSeats.size} in the model`);
   const v = want.verdict;
   if (shown.headline !== v.headline) out.push(`${at}: the verdict says ${JSON.stringify(shown.headline)}, the model ${JSON.stringify(v.headline)}`);
   if (JSON.stringify(shown.story) !== JSON.stringify(v.story)) out.push(`${at}: the story differs:\n  page  ${JSON.stringify(shown.story)}\n  model ${JSON.stringify(v.story)}`);

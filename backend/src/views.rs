@@ -1,10 +1,11 @@
 //! `backend views [FILE]`: the model's view of every step, for the browser tests to hold the
 //! page to. For every built-in scenario (or the given schedule file), in the order the page
 //! plays it, one JSON object per line: each buyer's phone (text, tone, the seats it says are
-//! theirs, the deadline it shows), each seat of the map, the verdict panel, the goal and the
-//! reason line at that step, and the link that opens the page there. A counter's built-in
-//! (`shapes-*`) is printed with every defence that fits its shape on both databases too, each
-//! as a scenario of its own ("shapes-balance with lock_row on innodb").
+//! theirs, the deadline it shows), each seat of the map (or each row of a counter's picture),
+//! the verdict panel, the goal and the reason line at that step, and the link that opens the
+//! page there. A counter's built-in (`shapes-*`) is printed with every defence that fits its
+//! shape on both databases too, each as a scenario of its own ("shapes-balance with lock_row on
+//! innodb").
 
 use std::path::Path;
 
@@ -12,7 +13,7 @@ use serde_json::{json, Value};
 use shared::link::{self, View};
 use shared::scenarios::{self, BuiltIn};
 use shared::schedule::Database;
-use shared::view::{self, MapSeat};
+use shared::view::{self, CounterRow, MapSeat};
 use shared::{Defence, Schedule};
 
 /// Every line of the dump: the built-ins, or the one file at `path`.
@@ -102,6 +103,10 @@ fn steps(
             .iter()
             .map(seat)
             .collect();
+        let counters: Vec<Value> = view::counters_at(schedule, &outcome, step)
+            .iter()
+            .map(counter)
+            .collect();
         let reason = match step {
             0 => String::new(),
             k => outcome.entries[k - 1].trace.reason.clone(),
@@ -118,6 +123,7 @@ fn steps(
             "link": link,
             "phones": phones,
             "seats": seats,
+            "counters": counters,
             "verdict": {
                 "decided": verdict.decided,
                 "deciding": verdict.deciding,
@@ -154,5 +160,21 @@ fn seat(s: &MapSeat) -> Value {
         "pendingStatus": s.pending.as_ref().map(|w| w.status.as_sql()),
         "pendingTicket": s.pending_ticket,
         "double": s.double(),
+    })
+}
+
+/// A counter row of the picture, keyed as the page's data attributes are.
+fn counter(c: &CounterRow) -> Value {
+    json!({
+        "id": c.id,
+        "kind": c.kind.id(),
+        "value": c.value,
+        "state": c.state().name(),
+        "told": c.told,
+        "lock": c.lock,
+        "queue": c.queue,
+        "pending": c.pending.as_ref().map(|p| &p.0),
+        "pendingValue": c.pending.as_ref().map(|p| p.1),
+        "sentence": c.sentence(),
     })
 }

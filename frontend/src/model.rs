@@ -70,6 +70,21 @@ pub fn op_label(op: &Op, unit: ClockUnit) -> String {
     }
 }
 
+/// `op_label` in a scenario: on a counter, a write is what it takes ("write joint −100",
+/// "write SAVE50 used"), not a seat's status.
+pub fn op_label_in(op: &Op, scenario: &shared::schedule::Scenario) -> String {
+    match op {
+        Op::Write { .. } if scenario.kind.is_counter() => {
+            let seats = op.seats().join(", ");
+            match scenario.kind {
+                shared::schedule::Shape::Coupon => format!("write {seats} used"),
+                _ => format!("write {seats} \u{2212}{}", scenario.take),
+            }
+        }
+        _ => op_label(op, scenario.clock_unit),
+    }
+}
+
 fn serde_plain<T: serde::Serialize>(value: &T) -> String {
     serde_json::to_value(value)
         .ok()

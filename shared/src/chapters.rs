@@ -1,6 +1,7 @@
 //! The chapters: their titles, their text (written to read well with no interaction at all),
 //! and the scenarios each one lets the reader play with. Pure data: each chapter's words are in
-//! its own file, `ch1` to `ch5`.
+//! its own file, `ch1` to `ch6` (the sandbox is 5; the shapes came after it, so that no
+//! address before them changed).
 
 use crate::defences::Defence;
 
@@ -35,8 +36,18 @@ pub struct Chapter {
     pub parts: &'static [Part],
     /// Whether the reader can edit the schedule itself (the sandbox).
     pub editable: bool,
-    /// Whether the defence × scenario matrix belongs here.
-    pub matrix: bool,
+    /// Which defence × scenario matrix belongs here, if any.
+    pub matrix: MatrixTable,
+}
+
+/// A chapter's matrix of every defence against every order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MatrixTable {
+    None,
+    /// Buyers racing for seat A7: two, three, and a hold that runs out.
+    Seats,
+    /// Two buyers racing for a seat and for each counter shape.
+    Shapes,
 }
 
 /// A part with a single scenario and no chooser.
@@ -59,6 +70,7 @@ mod ch2;
 mod ch3;
 mod ch4;
 mod ch5;
+mod ch6;
 
 /// What Last Seat is, in a few sentences: the home page's pitch.
 pub const INTRO: &str = "Two people tap the same seat in the same second. Both screens said it \
@@ -75,6 +87,7 @@ pub const CHAPTERS: &[Chapter] = &[
     ch3::CHAPTER,
     ch4::CHAPTER,
     ch5::CHAPTER,
+    ch6::CHAPTER,
 ];
 
 /// The chapter with this number.
@@ -119,9 +132,24 @@ mod tests {
     }
 
     #[test]
-    fn chapters_are_numbered_one_to_five() {
+    fn chapters_are_numbered_one_to_six_with_the_sandbox_fifth() {
         let numbers: Vec<u8> = CHAPTERS.iter().map(|c| c.number).collect();
-        assert_eq!(numbers, [1, 2, 3, 4, 5]);
-        assert!(chapter(6).is_none());
+        assert_eq!(numbers, [1, 2, 3, 4, 5, 6]);
+        assert!(chapter(7).is_none());
+        assert!(chapter(crate::link::SANDBOX).is_some_and(|c| c.editable));
+        assert_eq!(*crate::link::CHAPTERS.end(), 6);
+    }
+
+    #[test]
+    fn every_builtin_belongs_to_a_chapter_that_offers_it() {
+        for b in crate::scenarios::all() {
+            let c = chapter(b.chapter).expect("its chapter exists");
+            assert!(
+                locate(c, b.id, None).is_some(),
+                "{} in chapter {}",
+                b.id,
+                c.number
+            );
+        }
     }
 }

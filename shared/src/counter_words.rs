@@ -50,7 +50,9 @@ impl CounterWords {
     /// A row by name: "GA", "the joint account", "API key key42", "SAVE50".
     pub fn row(&self, id: &str) -> String {
         match self.kind {
-            Shape::Seats | Shape::Username | Shape::GeneralAdmission | Shape::Coupon => id.to_string(),
+            Shape::Seats | Shape::Username | Shape::GeneralAdmission | Shape::Coupon => {
+                id.to_string()
+            }
             Shape::Balance => format!("the {id} account"),
             Shape::RateLimit => format!("API key {id}"),
         }

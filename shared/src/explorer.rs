@@ -19,8 +19,8 @@ use crate::schedule::Schedule;
 
 use group::Grouper;
 pub use matrix::{
-    matrix_cell, matrix_cell_on, matrix_defences, matrix_scenarios, matrix_schedule,
-    matrix_schedule_on, MatrixCell, MatrixScenario, Way, MATRIX_CELL_LIMIT,
+    matrix_cell, matrix_cell_on, matrix_column, matrix_defences, matrix_scenarios, matrix_schedule,
+    matrix_schedule_on, matrix_shape_columns, MatrixCell, MatrixScenario, Way, MATRIX_CELL_LIMIT,
 };
 pub use stop::{stop_label, stops, Stop, StopHow, NOT_STOPPED};
 

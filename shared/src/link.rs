@@ -23,7 +23,7 @@ pub use error::LinkError;
 pub const VERSION: u32 = 1;
 
 /// The chapters a link may open.
-pub const CHAPTERS: std::ops::RangeInclusive<u8> = 1..=5;
+pub const CHAPTERS: std::ops::RangeInclusive<u8> = 1..=6;
 
 /// The sandbox: it may start from any chapter's scenario.
 pub const SANDBOX: u8 = 5;

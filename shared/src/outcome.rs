@@ -142,6 +142,9 @@ pub struct PendingWrite {
     pub holder: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub until: Option<i64>,
+    /// A counter row's new value (`Shape`): `None` on a seat.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<i64>,
 }
 
 impl EntryTrace {

@@ -163,8 +163,8 @@ fn each_bad_link_says_what_is_wrong_and_what_to_do() {
             "1.4.ch4-check_then_act.0101.4...oracle",
             "races on `oracle`, which this page does not know",
         ),
-        ("1.9.ch4-check_then_act.0101.4", "the chapters are 1 to 5"),
-        ("1.x.ch4-check_then_act.0101.4", "the chapters are 1 to 5"),
+        ("1.9.ch4-check_then_act.0101.4", "the chapters are 1 to 6"),
+        ("1.x.ch4-check_then_act.0101.4", "the chapters are 1 to 6"),
         (
             "1.4.x.0101.4",
             "names scenario `x`, which does not exist: open the chapter list",

@@ -146,10 +146,19 @@ fn GoalLine(count: GoalCount) -> impl IntoView {
 fn Report(exploration: Exploration, tenths: u64) -> impl IntoView {
     let lab = use_lab();
     let bad = exploration.double_booked();
-    let summary = if bad == 0 {
-        format!("None of the {} orders double-books.", exploration.orders)
+    // On a counter, "double booked" is serving more buyers than the row had.
+    let counter = lab
+        .schedule
+        .with_untracked(|s| s.scenario().kind.is_counter());
+    let (one, many) = if counter {
+        ("oversells", "oversell")
     } else {
-        format!("{bad} of {} orders double-book.", exploration.orders)
+        ("double-books", "double-book")
+    };
+    let summary = if bad == 0 {
+        format!("None of the {} orders {one}.", exploration.orders)
+    } else {
+        format!("{bad} of {} orders {many}.", exploration.orders)
     };
     let bound = (!exploration.complete).then(|| {
         format!(
@@ -167,7 +176,7 @@ fn Report(exploration: Exploration, tenths: u64) -> impl IntoView {
             {bound.map(|b| view! { <p class="muted">{b}</p> })}
             {counterexample.map(|order| view! {
                 <button class="primary" data-testid="counterexample" on:click=move |_| { lab.load_order(&order); super::lab::show_stage(); }>
-                    "Show me a double booking"
+                    {if counter { "Show me one that oversells" } else { "Show me a double booking" }}
                 </button>
             })}
             <table class="data groups">

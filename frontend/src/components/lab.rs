@@ -5,9 +5,11 @@
 //! the exports.
 
 use leptos::prelude::*;
+use shared::chapters::MatrixTable;
 use shared::scenarios;
 
 use super::controls::Controls;
+use super::counter::CounterMap;
 use super::databases::{BothDatabases, DatabaseSwitch};
 use super::explorer::Explorer;
 use super::fork::NextSteps;
@@ -27,6 +29,8 @@ pub fn LabView(lab: Lab) -> impl IntoView {
     provide_context(lab);
     provide_context(ServerHealth::ask());
     let chapter = lab.chapter;
+    // A scenario of counters shows its own picture where the seat map stands.
+    let counters = Memo::new(move |_| lab.schedule.with(|s| s.scenario().kind.is_counter()));
     view! {
         <div class="lab" class:presenter=move || lab.presenter.get()>
             <PartTabs lab />
@@ -36,7 +40,13 @@ pub fn LabView(lab: Lab) -> impl IntoView {
             <ScenarioGoal lab />
             {chapter.editable.then(|| view! { <Editor /> })}
             <div class="cockpit" id="stage" data-testid="cockpit">
-                <div class="cockpit-map"><SeatMap /></div>
+                <div class="cockpit-map">
+                    {move || if counters.get() {
+                        view! { <CounterMap /> }.into_any()
+                    } else {
+                        view! { <SeatMap /> }.into_any()
+                    }}
+                </div>
                 <div class="cockpit-phones"><Phones /></div>
                 <div class="player cockpit-player">
                     <Controls />
@@ -54,7 +64,7 @@ pub fn LabView(lab: Lab) -> impl IntoView {
             </div>
             <BothDatabases />
             <Explorer />
-            {chapter.matrix.then(|| view! { <Matrix /> })}
+            {(chapter.matrix != MatrixTable::None).then(|| view! { <Matrix table=chapter.matrix /> })}
             <RealPanel />
             <Share />
         </div>

@@ -9,7 +9,8 @@ mod icons;
 use std::time::Duration;
 
 use leptos::prelude::*;
-use shared::explorer::{self, MatrixCell};
+use shared::chapters::MatrixTable;
+use shared::explorer::{self, MatrixCell, MatrixScenario};
 use shared::schedule::Database;
 use shared::Defence;
 
@@ -47,8 +48,17 @@ fn build_from(
     }
 }
 
+/// The matrix's columns: buyers racing for a seat, or a seat and each counter shape.
+fn columns(table: MatrixTable) -> &'static [MatrixScenario] {
+    match table {
+        MatrixTable::Seats => explorer::matrix_scenarios(),
+        MatrixTable::Shapes => explorer::matrix_shape_columns(),
+        MatrixTable::None => &[],
+    }
+}
+
 #[component]
-pub fn Matrix() -> impl IntoView {
+pub fn Matrix(table: MatrixTable) -> impl IntoView {
     let lab = use_lab();
     let built = RwSignal::<Built>::new(None);
     let progress = RwSignal::new(None::<usize>);
@@ -58,18 +68,22 @@ pub fn Matrix() -> impl IntoView {
         database.track();
         built.set(None);
     });
-    let total = explorer::matrix_defences().len() * explorer::matrix_scenarios().len();
+    // The cells that exist: a defence that does not fit a shape has none (it does not apply).
+    let pairs = move |db: Database| -> Vec<(Defence, &'static str, Database)> {
+        explorer::matrix_defences()
+            .iter()
+            .flat_map(|d| {
+                columns(table)
+                    .iter()
+                    .filter(move |s| d.fits(s.kind))
+                    .map(move |s| (*d, s.id, db))
+            })
+            .collect()
+    };
+    let total = pairs(Database::Postgresql).len();
     let build = move |_| {
         if progress.get_untracked().is_none() {
-            let db = database.get_untracked();
-            let pairs: Vec<(Defence, &'static str, Database)> = explorer::matrix_defences()
-                .iter()
-                .flat_map(|d| {
-                    explorer::matrix_scenarios()
-                        .iter()
-                        .map(move |s| (*d, s.id, db))
-                })
-                .collect();
+            let pairs = pairs(database.get_untracked());
             progress.set(Some(0));
             build_from(pairs, 0, Vec::new(), 0, built, progress);
         }
@@ -90,14 +104,14 @@ pub fn Matrix() -> impl IntoView {
                  and shows how the buyers who missed the seat were stopped. Pick a cell to load \
                  one of its orders into the lab above."
             </p>
-            {move || built.get().map(|(cells, tenths)| view! { <Grid cells tenths /> })}
+            {move || built.get().map(|(cells, tenths)| view! { <Grid cells tenths table /> })}
         </section>
     }
 }
 
 #[component]
-fn Grid(cells: Vec<MatrixCell>, tenths: u64) -> impl IntoView {
-    let scenarios = explorer::matrix_scenarios();
+fn Grid(cells: Vec<MatrixCell>, tenths: u64, table: MatrixTable) -> impl IntoView {
+    let scenarios = columns(table);
     view! {
         <div class="table-scroll">
             <table class="matrix-grid" data-testid="matrix">
@@ -110,11 +124,22 @@ fn Grid(cells: Vec<MatrixCell>, tenths: u64) -> impl IntoView {
                 </thead>
                 <tbody>
                     {explorer::matrix_defences().iter().map(|d| {
-                        let row = cells.iter().filter(|c| c.defence == *d).cloned().collect::<Vec<_>>();
+                        let row = scenarios
+                            .iter()
+                            .map(|s| cells.iter().find(|c| c.defence == *d && c.scenario == s.id).cloned())
+                            .collect::<Vec<_>>();
                         view! {
                             <tr>
                                 <th scope="row">{d.title()}</th>
-                                {row.into_iter().map(|c| view! { <td><Cell cell=c /></td> }).collect_view()}
+                                {row.into_iter().zip(scenarios).map(|(c, s)| match c {
+                                    Some(c) => view! { <td><Cell cell=c /></td> }.into_any(),
+                                    None => view! {
+                                        <td class="matrix-na" data-testid="matrix-na" data-defence=d.id() data-scenario=s.id>
+                                            "does not apply"
+                                            <span class="visually-hidden">{format!(": {} needs what {} does not have.", d.title(), s.title.to_lowercase())}</span>
+                                        </td>
+                                    }.into_any(),
+                                }).collect_view()}
                             </tr>
                         }
                     }).collect_view()}
@@ -131,11 +156,11 @@ fn Cell(cell: MatrixCell) -> impl IntoView {
     let lab = use_lab();
     let e = &cell.exploration;
     let bad = e.double_booked() > 0;
-    let count = if bad {
-        format!("{} of {} orders sell twice", e.double_booked(), e.orders)
-    } else {
-        format!("0 of {} orders sell twice", e.orders)
+    let twice = match explorer::matrix_column(&cell.scenario).map(|c| c.kind) {
+        Some(kind) if kind.is_counter() => "oversell",
+        _ => "sell twice",
     };
+    let count = format!("{} of {} orders {twice}", e.double_booked(), e.orders);
     let defence = cell.defence.title();
     let scenario = title_of_scenario(&cell.scenario);
     // The name is the cell's own words, then what a sighted reader gets from the row, the
@@ -170,10 +195,7 @@ fn Cell(cell: MatrixCell) -> impl IntoView {
 }
 
 fn title_of_scenario(id: &str) -> &'static str {
-    explorer::matrix_scenarios()
-        .iter()
-        .find(|s| s.id == id)
-        .map_or("", |s| s.title)
+    explorer::matrix_column(id).map_or("", |s| s.title)
 }
 
 /// Loads the cell's example into the lab: through the chapter's own variant when one runs the

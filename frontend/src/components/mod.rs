@@ -2,6 +2,7 @@
 
 mod claim;
 mod controls;
+mod counter;
 mod databases;
 mod defences;
 mod drag;

@@ -193,7 +193,7 @@ pub fn NotFound() -> impl IntoView {
     view! {
         <main class="page" data-testid="not-found">
             <h1>"Nothing here"</h1>
-            <p>"This address is not a page of Last Seat. The chapters are numbered 1 to 5."</p>
+            <p>"This address is not a page of Last Seat. The chapters are numbered 1 to 6."</p>
             <p><a href="/">"Go to the chapter list"</a></p>
         </main>
     }

@@ -31,10 +31,28 @@ pub fn StoredRows() -> impl IntoView {
             .unwrap_or_default();
         uses.then_some(keys)
     });
+    let kind = Memo::new(move |_| lab.schedule.with(|s| s.scenario().kind));
     view! {
         <details class="rows" open>
             <summary>"Stored rows"</summary>
-            {move || tables.get().map(|t| view! {
+            {move || tables.get().filter(|_| kind.get().is_counter()).map(|t| {
+                let (table, key, column) = shared::view::counter::table(kind.get());
+                view! {
+                    <table class="data" data-testid="rows">
+                        <caption class="rows-extra">{table}</caption>
+                        <thead><tr><th>{key}</th><th>{column}</th></tr></thead>
+                        <tbody>
+                            {t.seats.iter().map(|s| view! {
+                                <tr>
+                                    <td>{s.id.clone()}</td>
+                                    <td>{shared::view::counter::stored(kind.get(), s.value.unwrap_or_default())}</td>
+                                </tr>
+                            }).collect_view()}
+                        </tbody>
+                    </table>
+                }
+            })}
+            {move || tables.get().filter(|_| !kind.get().is_counter()).map(|t| view! {
                 <table class="data" data-testid="rows">
                     <thead><tr><th>"seat"</th><th>"status"</th><th>"holder"</th><th>"hold id"</th><th>"until"</th></tr></thead>
                     <tbody>

@@ -70,7 +70,7 @@ pub fn SeatMap() -> impl IntoView {
 
 /// A padlock, beside the name of whoever holds a row lock.
 #[component]
-fn LockIcon() -> impl IntoView {
+pub(super) fn LockIcon() -> impl IntoView {
     view! {
         <svg class="lock-icon" viewBox="0 0 16 16" width="14" height="14" aria-hidden="true">
             <path d="M4.5 7V5a3.5 3.5 0 0 1 7 0v2" fill="none" stroke="currentColor" stroke-width="1.8"></path>

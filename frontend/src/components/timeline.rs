@@ -53,7 +53,7 @@ fn cells(lab: &crate::state::Lab) -> Vec<Cell> {
                         .flatten(),
                     actor: schedule.actors()[actor].name.clone(),
                     lane: lanes.iter().position(|&l| l == actor).unwrap_or(0),
-                    label: model::op_label(op, schedule.scenario().clock_unit),
+                    label: model::op_label_in(op, schedule.scenario()),
                     shape: Shape::of(op),
                     error: entry
                         .and_then(|e| e.trace.result.as_ref())

@@ -160,13 +160,15 @@ pub fn StepDetail() -> impl IntoView {
                 (EntryState::Done, Some(r)) => r.short(),
                 (EntryState::Done, None) => "still waiting at the end".to_string(),
             };
-            let seen = entry.trace.seen.iter().map(|s| {
-                format!("{} {}{}", s.seat, s.status.as_sql(), s.holder.as_ref().map(|h| format!(" ({h})")).unwrap_or_default())
+            // A counter's row read is its value; a seat's, its status and holder.
+            let seen = entry.trace.seen.iter().map(|s| match s.value {
+                Some(v) => format!("{} {v}", s.seat),
+                None => format!("{} {}{}", s.seat, s.status.as_sql(), s.holder.as_ref().map(|h| format!(" ({h})")).unwrap_or_default()),
             }).collect::<Vec<_>>().join(", ");
             view! {
                 <section class="step-detail" data-testid="step-detail" aria-label="The selected step">
-                    <h4>{format!("Step {} · {who} · {}", index + 1, model::op_label(&entry.op, lab.schedule.with(|s| s.scenario().clock_unit)))}</h4>
-                    {(!sql.is_empty()).then(|| view! { <pre class="sql"><code>{sql}</code></pre> })}
+                    <h4>{format!("Step {} · {who} · {}", index + 1, lab.schedule.with(|s| model::op_label_in(&entry.op, s.scenario())))}</h4>
+                    {(!sql.is_empty()).then(|| view! { <pre class="sql" tabindex="0" aria-label="The statement it sends"><code>{sql}</code></pre> })}
                     <dl>
                         <dt>"result"</dt><dd data-testid="step-result">{result}</dd>
                         {(!seen.is_empty()).then(|| view! { <dt>"rows"</dt><dd>{seen}</dd> })}

@@ -2,7 +2,7 @@
 //! separate statements lose; an expired hold, confirm's three answers, all or nothing, and the
 //! unique key underneath.
 
-use super::{Chapter, Part, Variant};
+use super::{Chapter, MatrixTable, Part, Variant};
 use crate::defences::Defence;
 
 pub(super) const CHAPTER: Chapter = Chapter {
@@ -58,5 +58,5 @@ pub(super) const CHAPTER: Chapter = Chapter {
         one!("The unique key underneath", "ch1-unique-safety-net"),
     ],
     editable: false,
-    matrix: false,
+    matrix: MatrixTable::None,
 };

@@ -1,7 +1,7 @@
 //! Chapter 2, "Two phones, eight seats": the hold, pay, confirm flow broken on purpose: a
 //! seat twice, a dead hold that pays, a hold that outlives its buyer, a hold kept in Redis.
 
-use super::{Chapter, Part, Variant};
+use super::{Chapter, MatrixTable, Part, Variant};
 
 pub(super) const CHAPTER: Chapter = Chapter {
     number: 2,
@@ -76,5 +76,5 @@ pub(super) const CHAPTER: Chapter = Chapter {
         },
     ],
     editable: false,
-    matrix: false,
+    matrix: MatrixTable::None,
 };

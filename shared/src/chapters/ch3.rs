@@ -1,7 +1,7 @@
 //! Chapter 3, "The last concert seat": three arrivals in every order, retries that never
 //! extend a hold, and which clock a deadline is checked with.
 
-use super::{Chapter, Part, Variant};
+use super::{Chapter, MatrixTable, Part, Variant};
 
 pub(super) const CHAPTER: Chapter = Chapter {
     number: 3,
@@ -43,5 +43,5 @@ pub(super) const CHAPTER: Chapter = Chapter {
         },
     ],
     editable: false,
-    matrix: false,
+    matrix: MatrixTable::None,
 };

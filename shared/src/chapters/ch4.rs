@@ -1,7 +1,7 @@
 //! Chapter 4, "Who sold my seat twice?": two requests for one seat under every defence, and
 //! the hold with a late payment.
 
-use super::{Chapter, Part, Variant};
+use super::{Chapter, MatrixTable, Part, Variant};
 use crate::defences::Defence;
 
 pub(super) const CHAPTER: Chapter = Chapter {
@@ -73,5 +73,5 @@ pub(super) const CHAPTER: Chapter = Chapter {
         one!("The hold and the late payment", "ch4-late-payment"),
     ],
     editable: false,
-    matrix: true,
+    matrix: MatrixTable::Seats,
 };

@@ -1,6 +1,6 @@
 //! Chapter 5, the sandbox: the reader's own schedule, and the explorer over every order.
 
-use super::{Chapter, Part, Variant};
+use super::{Chapter, MatrixTable, Part, Variant};
 
 pub(super) const CHAPTER: Chapter = Chapter {
     number: 5,
@@ -14,5 +14,5 @@ pub(super) const CHAPTER: Chapter = Chapter {
     ],
     parts: &[one!("Three buyers, one seat", "ch5-three-buyers")],
     editable: true,
-    matrix: true,
+    matrix: MatrixTable::Seats,
 };

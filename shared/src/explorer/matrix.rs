@@ -1,5 +1,7 @@
-//! The defence × scenario matrix of chapters 4 and 5: per cell, every order of buyers racing for
-//! one seat with one defence, and how the buyers who got no seat were stopped, in sentences.
+//! The defence × scenario matrix of chapters 4 and 5 (buyers racing for one seat) and of
+//! chapter 6 (two buyers racing for a seat and for each counter shape): per cell, every order of
+//! the buyers with one defence, and how the buyers who got nothing were stopped, in sentences.
+//! A defence that does not fit a shape (`Defence::fits`) has no cell there: it does not apply.
 
 use std::collections::BTreeMap;
 
@@ -7,9 +9,10 @@ use serde::Serialize;
 
 use super::stop::{Stop, NOT_STOPPED};
 use super::{explore, Exploration};
+use crate::counter_words::CounterWords;
 use crate::defences::Defence;
 use crate::schedule::{
-    Database, ProgramSpec, Scenario, Schedule, ScheduleFile, SeatSpec, SeatStatus, CLOCK,
+    Database, ProgramSpec, Scenario, Schedule, ScheduleFile, SeatSpec, SeatStatus, Shape, CLOCK,
 };
 
 /// A column of the defence × scenario matrix: buyers racing for one seat.
@@ -22,6 +25,9 @@ pub struct MatrixScenario {
     /// The clock moves on this many minutes at some point of the race (past the 10-minute
     /// hold, so a hold can run out under a buyer who is still paying).
     pub clock: Option<u32>,
+    /// What the buyers race for: seat A7, or the row of the shape's built-in (`shapes-…`).
+    #[serde(skip_serializing_if = "Shape::is_seats")]
+    pub kind: Shape,
 }
 
 const MATRIX_SCENARIOS: &[MatrixScenario] = &[
@@ -30,20 +36,46 @@ const MATRIX_SCENARIOS: &[MatrixScenario] = &[
         title: "Two buyers",
         buyers: &["adam", "omar"],
         clock: None,
+        kind: Shape::Seats,
     },
     MatrixScenario {
         id: "three-buyers",
         title: "Three buyers",
         buyers: &["adam", "omar", "zoe"],
         clock: None,
+        kind: Shape::Seats,
     },
     MatrixScenario {
         id: "hold-runs-out",
         title: "Two buyers, a hold runs out",
         buyers: &["adam", "omar"],
         clock: Some(11),
+        kind: Shape::Seats,
     },
 ];
+
+/// The columns of chapter 6's matrix: two buyers racing for a seat, then for each counter.
+const SHAPE_COLUMNS: &[MatrixScenario] = &[
+    shape_column("seat", "A numbered seat", Shape::Seats),
+    shape_column(
+        "general_admission",
+        "General admission",
+        Shape::GeneralAdmission,
+    ),
+    shape_column("balance", "A balance", Shape::Balance),
+    shape_column("rate_limit", "A rate limit", Shape::RateLimit),
+    shape_column("coupon", "A single-use coupon", Shape::Coupon),
+];
+
+const fn shape_column(id: &'static str, title: &'static str, kind: Shape) -> MatrixScenario {
+    MatrixScenario {
+        id,
+        title,
+        buyers: &["adam", "omar"],
+        clock: None,
+        kind,
+    }
+}
 
 /// The rows of the matrix: the defences that race for a seat, from SQL alone to the hold and
 /// the Redis SET NX hold (each titled by `Defence::title`).
@@ -65,6 +97,19 @@ const MATRIX_DEFENCES: &[Defence] = &[
 /// The matrix's scenarios (its columns), in the order the page shows them.
 pub fn matrix_scenarios() -> &'static [MatrixScenario] {
     MATRIX_SCENARIOS
+}
+
+/// Chapter 6's columns: a seat, then each counter shape, two buyers each.
+pub fn matrix_shape_columns() -> &'static [MatrixScenario] {
+    SHAPE_COLUMNS
+}
+
+/// The column `id` of either matrix.
+pub fn matrix_column(id: &str) -> Option<&'static MatrixScenario> {
+    MATRIX_SCENARIOS
+        .iter()
+        .chain(SHAPE_COLUMNS)
+        .find(|s| s.id == id)
 }
 
 /// The matrix's defences (its rows), in the order the page shows them.
@@ -92,7 +137,10 @@ pub fn matrix_schedule_on(
     database: Database,
 ) -> Option<Schedule> {
     let row = MATRIX_DEFENCES.contains(&defence).then_some(defence)?;
-    let column = MATRIX_SCENARIOS.iter().find(|s| s.id == scenario)?;
+    let column = matrix_column(scenario)?;
+    if column.kind.is_counter() {
+        return counter_schedule(row, column, database);
+    }
     let seats = vec!["A7".to_string()];
     let mut actors: BTreeMap<String, ProgramSpec> = column
         .buyers
@@ -139,6 +187,24 @@ pub fn matrix_schedule_on(
     };
     // The file gives no order: the default one is exactly this race (`Schedule::round_robin`).
     Some(Schedule::parse(file).expect("the matrix's schedules are valid"))
+}
+
+/// A counter column's schedule: the shape's built-in with every buyer running `defence` (none
+/// where it does not fit the shape), in the race's default order.
+fn counter_schedule(
+    defence: Defence,
+    column: &MatrixScenario,
+    database: Database,
+) -> Option<Schedule> {
+    if !defence.fits(column.kind) {
+        return None;
+    }
+    let builtin = crate::scenarios::get(&format!("shapes-{}", column.kind.id()))?;
+    let mut file = builtin.file_with_defence(Some(defence));
+    file.name = format!("{}: {}", column.title, defence.title());
+    file.description = Some(defence.summary().to_string());
+    file.engine = database;
+    Some(Schedule::parse(file).expect("a fitting defence on a shape's built-in is valid"))
 }
 
 /// One way the orders of a cell ended for the buyers who got no seat: a stop, or nobody
@@ -192,12 +258,13 @@ pub fn matrix_cell(defence: Defence, scenario: &str) -> Option<MatrixCell> {
 pub fn matrix_cell_on(defence: Defence, scenario: &str, database: Database) -> Option<MatrixCell> {
     let schedule = matrix_schedule_on(defence, scenario, database)?;
     let exploration = explore(&schedule, MATRIX_CELL_LIMIT);
-    let ways = ways(&exploration);
+    let kind = schedule.scenario().kind;
+    let ways = ways(&exploration, CounterWords::of(schedule.scenario()));
     Some(MatrixCell {
         defence,
         scenario: scenario.to_string(),
         database,
-        summary: summary(&exploration, &ways),
+        summary: summary(&exploration, &ways, kind),
         ways,
         exploration,
     })
@@ -205,7 +272,7 @@ pub fn matrix_cell_on(defence: Defence, scenario: &str, database: Database) -> O
 
 /// The ways of a cell's orders: the double bookings first, then each stop by the orders it
 /// ended (most first, then by words).
-fn ways(e: &Exploration) -> Vec<Way> {
+fn ways(e: &Exploration, counter: Option<CounterWords>) -> Vec<Way> {
     let mut ways: Vec<Way> = Vec::new();
     for g in &e.groups {
         let stops: Vec<Option<&Stop>> = if g.verdict.double_booked {
@@ -218,7 +285,10 @@ fn ways(e: &Exploration) -> Vec<Way> {
                 Some(way) => way.orders += g.count,
                 None => ways.push(Way {
                     stop: stop.cloned(),
-                    words: stop.map_or_else(|| NOT_STOPPED.to_string(), Stop::words),
+                    words: stop.map_or_else(
+                        || counter.map_or_else(|| NOT_STOPPED.to_string(), |c| c.not_stopped()),
+                        |s| s.words_in(counter),
+                    ),
                     orders: g.count,
                     example: g.example.clone(),
                 }),
@@ -246,7 +316,20 @@ fn n_orders(n: u64) -> String {
 
 /// The cell's words, as sentences: how many orders sell the seat twice, and how the others
 /// stopped the buyers who got no seat, with how many orders each (the most common first).
-fn summary(e: &Exploration, ways: &[Way]) -> String {
+fn summary(e: &Exploration, ways: &[Way], kind: Shape) -> String {
+    let (sells, sell) = match kind {
+        Shape::Seats | Shape::Username => ("sells the seat twice", "sell the seat twice"),
+        Shape::GeneralAdmission => (
+            "sells more tickets than there were",
+            "sell more tickets than there were",
+        ),
+        Shape::Balance => ("overdraws the account", "overdraw the account"),
+        Shape::RateLimit => (
+            "lets more calls through than the key had",
+            "let more calls through than the key had",
+        ),
+        Shape::Coupon => ("uses the coupon twice", "use the coupon twice"),
+    };
     let stopped: Vec<String> = ways
         .iter()
         .filter(|w| w.stop.is_some())
@@ -267,13 +350,10 @@ fn summary(e: &Exploration, ways: &[Way]) -> String {
         format!(" (the first {} orders only)", e.orders)
     };
     match e.double_booked() {
-        0 => format!(
-            "None of the {}{of} sells the seat twice.{how}",
-            n_orders(e.orders)
-        ),
-        d if d == e.orders => format!("All {}{of} sell the seat twice.", n_orders(d)),
+        0 => format!("None of the {}{of} {sells}.{how}", n_orders(e.orders)),
+        d if d == e.orders => format!("All {}{of} {sell}.", n_orders(d)),
         d => format!(
-            "{d} of {}{of} sell the seat twice. In the other {}:{}",
+            "{d} of {}{of} {sell}. In the other {}:{}",
             n_orders(e.orders),
             e.orders - d,
             how.replacen(" The buyer", " the buyer", 1)

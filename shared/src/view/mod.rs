@@ -10,6 +10,7 @@ use crate::schedule::CLOCK;
 use crate::Outcome;
 
 pub mod app;
+pub mod counter;
 pub mod map;
 pub mod phone;
 pub mod refusal;
@@ -19,6 +20,7 @@ pub mod step;
 pub mod words;
 
 pub use app::{app_at, App, Got, Said};
+pub use counter::{counters_at, CounterRow, CounterState};
 pub use map::{map_at, redis_at, MapSeat, RedisRow};
 pub use phone::{buyers, memories, phone, phones, Memory, Phone, Tone};
 pub use refusal::Refusal;

@@ -1,0 +1,144 @@
+//! Chapter 6, "The same shape everywhere": the race for a seat on four other things people
+//! race for (a general-admission section, a balance, a rate limit, a single-use coupon), each
+//! under every defence that fits a counter. After the sandbox, so that every address of the
+//! chapters before it (the live room's "open in the sandbox" among them) stays what it was.
+
+use super::{Chapter, MatrixTable, Part, Variant};
+use crate::defences::Defence;
+
+/// The defences that fit a counter, in the order the chooser offers them: every defence whose
+/// program only reads, locks, writes and claims (`Defence::fits`; a test holds the two
+/// together). Check, then act comes first, as each shape's file runs it.
+pub const FITTING: [Defence; 11] = [
+    Defence::CheckThenAct,
+    Defence::Transaction,
+    Defence::AtomicUpdate,
+    Defence::LockRow,
+    Defence::RepeatableRead,
+    Defence::Serializable,
+    Defence::LockNowait,
+    Defence::SkipLocked,
+    Defence::RepeatableReadRetry,
+    Defence::SerializableRetry,
+    Defence::LockNowaitRetry,
+];
+
+/// One variant per fitting defence for a shape's built-in: its own file first (check, then
+/// act, no override), then each other defence switched in.
+const fn variants(scenario: &'static str) -> [Variant; FITTING.len()] {
+    let mut out = [Variant {
+        label: Defence::CheckThenAct.title(),
+        scenario,
+        defence: None,
+    }; FITTING.len()];
+    let mut i = 1;
+    while i < FITTING.len() {
+        out[i] = Variant {
+            label: FITTING[i].title(),
+            scenario,
+            defence: Some(FITTING[i]),
+        };
+        i += 1;
+    }
+    out
+}
+
+/// A part of the chapter: one shape, its defence chooser.
+const fn shape(title: &'static str, variants: &'static [Variant]) -> Part {
+    Part {
+        title,
+        chooser: "Defence",
+        variants,
+    }
+}
+
+const GENERAL_ADMISSION: [Variant; FITTING.len()] = variants("shapes-general_admission");
+const BALANCE: [Variant; FITTING.len()] = variants("shapes-balance");
+const RATE_LIMIT: [Variant; FITTING.len()] = variants("shapes-rate_limit");
+const COUPON: [Variant; FITTING.len()] = variants("shapes-coupon");
+
+pub(super) const CHAPTER: Chapter = Chapter {
+    number: 6,
+    title: "The same shape everywhere",
+    goal: "Oversell a section, overdraw an account, beat a rate limit and spend a coupon twice. Then find the defences that stop all four.",
+    text: &[
+        "A seat is only one of the things two requests can race for. A username that must \
+         be unique, a coupon that may be used once, an account that must not go below zero, \
+         an API key allowed ten calls a minute, the last ticket of a standing-room section: \
+         the code that guards each one looks different, and each one hides the same two \
+         steps. First it checks a condition on something shared (the name is free, the \
+         coupon is unused, the balance covers the withdrawal, the key has a call left, a \
+         ticket is left). Then it acts as if that condition still held.",
+        "Between the two steps another request can do exactly the same. Two checkouts both \
+         find SAVE50 unused and both take the discount. Two withdrawals of $100 both find \
+         $150 and both go through, and the account ends at \u{2212}$50. A hundred calls on \
+         a key with one call left all read 1, and all hundred are let in. Each request was \
+         told the truth when it asked; the answer stopped being true before it acted.",
+        "The cure is the one that saved the seat: make the write carry the condition. \
+         \u{201c}Take $100 from the joint account if it has at least $100\u{201d} is one \
+         UPDATE whose WHERE says balance >= 100, and that WHERE is the check. A second \
+         withdrawal that arrives while the first is uncommitted waits for the row lock; \
+         when the first commits, PostgreSQL evaluates the WHERE again on the row as it now \
+         is, finds $50, and updates no rows. The application must read that zero as a no. \
+         The same holds for tickets_left >= 1, calls_left >= 1 and \u{201c}and not \
+         used\u{201d}. Locking the row first (SELECT \u{2026} FOR UPDATE) works too, at the \
+         price of a queue. A transaction at READ COMMITTED changes nothing: its read is as \
+         stale as before, and its unconditional UPDATE subtracts from whatever is there.",
+        "Some defences do not fit a counter at all. A unique key can say that A7 has one \
+         ticket, or that one account is called batman, but not that a section holds 400 or \
+         that a balance stays above zero. A hold needs a row of its own to sit on.",
+        "That is why general admission is harder than a numbered seat. A hold on a seat's \
+         own row carries its owner and its deadline, so when a buyer abandons the checkout \
+         the next claim sees the hold has run out and takes the seat, and nothing has to \
+         clean up. A single counter of tickets left has nowhere to write whose ticket is \
+         pending: lower it when a checkout begins, and a checkout that is abandoned lowers \
+         it for good, until a cleanup job puts the ticket back. (The lab does not play an \
+         abandoned checkout: here every buyer either gets what they asked for or is told \
+         no.) Pick a shape below, then a defence, and look where the second request stops.",
+    ],
+    parts: &[
+        shape("General admission", &GENERAL_ADMISSION),
+        shape("A balance", &BALANCE),
+        shape("A rate limit", &RATE_LIMIT),
+        shape("A single-use coupon", &COUPON),
+    ],
+    editable: false,
+    matrix: MatrixTable::Shapes,
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schedule::Shape;
+
+    #[test]
+    fn the_chooser_offers_exactly_the_defences_that_fit_a_counter() {
+        for kind in Shape::ALL.into_iter().filter(|k| k.is_counter()) {
+            let fitting: Vec<Defence> = Defence::ALL.into_iter().filter(|d| d.fits(kind)).collect();
+            let mut offered = FITTING.to_vec();
+            offered.sort();
+            let mut want = fitting.clone();
+            want.sort();
+            assert_eq!(offered, want, "{kind:?}");
+        }
+    }
+
+    #[test]
+    fn each_part_runs_its_shape_under_every_fitting_defence() {
+        for part in CHAPTER.parts {
+            assert_eq!(part.variants.len(), FITTING.len());
+            for (v, d) in part.variants.iter().zip(FITTING) {
+                let b = crate::scenarios::get(v.scenario).expect("built-in");
+                let s =
+                    crate::schedule::Schedule::parse(b.file_with_defence(v.defence)).expect("fits");
+                assert!(s.scenario().kind.is_counter(), "{}", v.scenario);
+                assert!(
+                    s.actors().iter().all(|a| a.defence == Some(d)),
+                    "{} {d}",
+                    v.scenario
+                );
+                assert_eq!(v.label, d.title());
+            }
+        }
+    }
+}

@@ -1,0 +1,89 @@
+//! Chapter 6's matrix: every defence of the matrix against a seat and each counter shape, two
+//! buyers each. A cell exists exactly where the defence fits the shape; the check and the write
+//! apart oversell every shape, the write that carries the condition and the row lock never do,
+//! and every cell says so in the shape's own words.
+
+use shared::explorer::{
+    matrix_cell, matrix_defences, matrix_schedule, matrix_shape_columns, StopHow,
+};
+use shared::Defence;
+
+#[test]
+fn a_cell_exists_exactly_where_the_defence_fits_the_shape() {
+    let columns = matrix_shape_columns();
+    assert_eq!(columns.len(), 5, "a seat and four counters");
+    let mut cells = 0;
+    for d in matrix_defences() {
+        for c in columns {
+            let cell = matrix_cell(*d, c.id);
+            assert_eq!(cell.is_some(), d.fits(c.kind), "{d} on {}", c.id);
+            if let Some(cell) = cell {
+                let schedule = matrix_schedule(*d, c.id).expect("a schedule");
+                assert_eq!(schedule.scenario().kind, c.kind);
+                assert!(cell.exploration.complete, "{d} on {}", c.id);
+                assert!(!cell.summary.contains('_'), "{}", cell.summary);
+                cells += 1;
+            }
+        }
+    }
+    assert!(cells >= 5 * 8, "{cells} cells");
+    assert!(matrix_cell(Defence::UniqueConstraint, "balance").is_none());
+}
+
+#[test]
+fn checking_apart_from_the_write_oversells_every_shape_and_the_conditional_write_never_does() {
+    for c in matrix_shape_columns() {
+        let bad = matrix_cell(Defence::CheckThenAct, c.id).expect("fits");
+        assert!(
+            bad.exploration.double_booked() > 0,
+            "{}: {}",
+            c.id,
+            bad.summary
+        );
+        for d in [Defence::AtomicUpdate, Defence::LockRow] {
+            let good = matrix_cell(d, c.id).expect("fits");
+            assert_eq!(
+                good.exploration.double_booked(),
+                0,
+                "{d} on {}: {}",
+                c.id,
+                good.summary
+            );
+        }
+    }
+    let atomic = matrix_cell(Defence::AtomicUpdate, "balance").expect("fits");
+    assert!(
+        atomic.ways.iter().all(|w| w
+            .stop
+            .as_ref()
+            .is_some_and(|s| s.how == StopHow::UpdatedNoRows)),
+        "{atomic:?}"
+    );
+    assert!(
+        atomic.summary.starts_with("None of the"),
+        "{}",
+        atomic.summary
+    );
+    assert!(
+        atomic.summary.contains("overdraws the account"),
+        "{}",
+        atomic.summary
+    );
+    assert!(
+        atomic
+            .summary
+            .contains("updated no rows: too little was left"),
+        "{}",
+        atomic.summary
+    );
+    let coupon = matrix_cell(Defence::CheckThenAct, "coupon").expect("fits");
+    assert!(
+        coupon.summary.contains("use the coupon twice"),
+        "{}",
+        coupon.summary
+    );
+    assert_eq!(
+        coupon.ways[0].words,
+        "nobody was stopped: the coupon was used twice"
+    );
+}
