@@ -80,9 +80,13 @@ pub async fn judge(target: &Target, case: &Case) -> (Verdict, Vec<String>) {
 }
 
 /// What a run went through: "a wait" if a statement waited, each SQLSTATE it raised, and
-/// whether a conditional operation ran ("a retry ran", "ran while held") or was skipped.
+/// whether a conditional operation ran ("a retry ran", "ran while held") or was skipped, and
+/// whether more buyers were told yes than a row could serve ("double booked").
 pub fn what_happened(schedule: &Schedule, outcome: &shared::Outcome) -> Vec<String> {
     let mut seen = BTreeSet::new();
+    if outcome.verdict.double_booked {
+        seen.insert("double booked".to_string());
+    }
     for e in &outcome.entries {
         if !e.trace.waited_for.is_empty() {
             seen.insert("a wait".to_string());
