@@ -156,6 +156,7 @@ const ALL: &[Listed] = &[
     builtin!("shapes-balance", 6, "A balance", "Withdraw 100 twice from 150: take the account below zero.", DoubleBooking),
     builtin!("shapes-rate_limit", 6, "A rate limit", "Make the eleventh call on a key allowed ten.", DoubleBooking),
     builtin!("shapes-coupon", 6, "A single-use coupon", "Spend SAVE50 twice.", DoubleBooking),
+    builtin!("shapes-abandoned-checkout", 6, "A checkout left half-way", "Lose the last ticket to a checkout nobody finishes.", LostSeat),
 ];
 
 /// Every built-in scenario, chapter by chapter.

@@ -26,6 +26,7 @@ pub(super) fn verdict(
     let lost_seat = seats
         .values()
         .any(|s| s.status == SeatStatus::Booked && s.told.is_empty())
+        || abandoned_checkout(schedule, books, seats)
         || tables
             .seats
             .iter()
@@ -74,4 +75,19 @@ pub(super) fn verdict(
         unpaid_hold: unpaid_hold.into_iter().collect(),
         booked_late,
     }
+}
+
+/// On a counter, a buyer who took a unit and whose payment was then declined walked away from
+/// the checkout: nothing gives the unit back, so it is lost (a hold on a seat's own row would
+/// have run out instead).
+fn abandoned_checkout(
+    schedule: &Schedule,
+    books: &[ActorBook],
+    seats: &BTreeMap<String, SeatOutcome>,
+) -> bool {
+    schedule.scenario().kind.is_counter()
+        && schedule.actors().iter().zip(books).any(|(actor, book)| {
+            let declined = book.payments.values().any(|o| *o == PayOutcome::Declined);
+            declined && seats.values().any(|s| s.told.contains(&actor.name))
+        })
 }

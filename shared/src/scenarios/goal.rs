@@ -37,6 +37,8 @@ pub(super) enum Goal {
     WaitedConfirmRefused,
     /// See a retry (an operation under `"if": "failed"`) run.
     RetryRan,
+    /// A seat or a ticket that nobody can get any more.
+    LostSeat,
 }
 
 impl Goal {
@@ -46,6 +48,7 @@ impl Goal {
         let at_end = entries.len() >= schedule.full_multiset().len();
         match self {
             Goal::DoubleBooking => outcome.verdict.double_booked,
+            Goal::LostSeat => outcome.verdict.lost_seat,
             Goal::LatePaymentTakesSeat => {
                 outcome.verdict.double_booked || outcome.verdict.lost_seat
             }

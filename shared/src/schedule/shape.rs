@@ -64,7 +64,9 @@ impl Shape {
         *self == Shape::Seats
     }
 
-    /// Whether `op` applies to this shape's rows.
+    /// Whether `op` applies to this shape's rows. General admission also takes a payment
+    /// after its ticket is taken (the checkout): one that is declined and walks away leaves the
+    /// counter lowered, since nothing gives the ticket back.
     pub fn fits(self, op: &Op) -> bool {
         !self.is_counter()
             || matches!(
@@ -77,6 +79,7 @@ impl Shape {
                     | Op::Write { .. }
                     | Op::Claim { .. }
             )
+            || (self == Shape::GeneralAdmission && matches!(op, Op::Pay { .. }))
     }
 
     /// The value a request needs in a row, and what an unconditional write leaves there: a
@@ -177,7 +180,7 @@ pub(super) fn refuse_op(field: &str, kind: Shape, op: &Op) -> Result<(), Schedul
         format!("{field}.op"),
         format!(
             "{} does not apply to a {} scenario: its rows are counters, raced for with read, \
-             lock, write and claim (inside begin … commit or not)",
+             lock, write and claim (inside begin … commit or not; general admission also pays)",
             op.name(),
             kind.id()
         ),

@@ -19,7 +19,14 @@ impl CompactJudge {
         let lost_seat = tables.seats.iter().zip(told).any(|(row, t)| {
             (row.status == SeatStatus::Booked && *t == 0)
                 || (row.status == SeatStatus::Held && row.until.is_none())
-        });
+        }) || (scenario.kind.is_counter()
+            && self.books.iter().enumerate().any(|(i, book)| {
+                let declined = book
+                    .payments
+                    .iter()
+                    .any(|(_, o)| *o == PayOutcome::Declined);
+                declined && seated & (1 << i) != 0
+            }));
         let refund_due = schedule
             .actors()
             .iter()
