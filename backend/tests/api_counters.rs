@@ -94,7 +94,7 @@ async fn every_refusal_of_the_counter_format_is_a_400_naming_its_field() {
                 TWO_TRANSACTIONS,
                 "[]",
             ),
-            "scenario.seats[0].value",
+            "scenario.seats[0]",
             "needs its value",
         ),
         (

@@ -230,7 +230,7 @@ fn a_rows_value_missing_out_of_range_or_on_a_seat_names_its_place() {
     for (scenario, field_wanted, words) in [
         (
             r#"{"kind": "balance", "seats": [{"id": "joint", "value": 150}, {"id": "savings"}]}"#,
-            "scenario.seats[1].value",
+            "scenario.seats[1]",
             "needs its value",
         ),
         (

@@ -155,9 +155,10 @@ pub(super) fn check(scenario: &Scenario) -> Result<(), ScheduleError> {
                     ),
                 ))
             }
+            // A key that is missing: the row that needs it is named.
             None => {
                 return Err(ScheduleError::new(
-                    format!("{field}.value"),
+                    field,
                     format!(
                         "a {} row needs its value, e.g. {{\"id\": \"{}\", \"value\": {}}}",
                         kind.id(),
