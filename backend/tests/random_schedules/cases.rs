@@ -47,7 +47,7 @@ impl Kind {
         match self {
             Kind::Mixed => false,
             Kind::Queues => true,
-            Kind::Counters => n % 2 == 0,
+            Kind::Counters => n.is_multiple_of(2),
         }
     }
 }

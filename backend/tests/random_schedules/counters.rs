@@ -3,9 +3,10 @@
 //! of the scenario's `take` (sometimes with a remainder, a balance of 250 for withdrawals of
 //! 100); two to eight buyers, each one attempt of reads, locks (wait, nowait, skip_locked),
 //! unconditional writes (`n = n - take` after the application's check) and claims (the bounded
-//! decrement) on mostly the first row, inside a transaction of any isolation level or as
-//! statements of their own, sometimes retried under `"if": "failed"`. Half of them are ordered
-//! queue-first (`cases.rs`), where a row lock's queue grows deepest.
+//! decrement) on often the first row, inside a transaction of any isolation level or as
+//! statements of their own, sometimes retried under `"if": "failed"`; a general-admission
+//! checkout sometimes pays after it (`"if": "held"` or not; succeeding, declined or unknown).
+//! Half of them are ordered queue-first (`cases.rs`), where a row lock's queue grows deepest.
 
 use serde_json::{json, Value};
 
@@ -58,7 +59,7 @@ fn statement(rng: &mut Rng, rows: &[&str]) -> Value {
     }
 }
 
-fn program(rng: &mut Rng, rows: &[&str]) -> Vec<Value> {
+fn program(rng: &mut Rng, kind: &str, rows: &[&str]) -> Vec<Value> {
     let in_tx = rng.chance(75);
     let mut attempt = Vec::new();
     if in_tx {
@@ -81,6 +82,16 @@ fn program(rng: &mut Rng, rows: &[&str]) -> Vec<Value> {
         for (i, op) in attempt.into_iter().enumerate() {
             ops.push(conditioned(op, (i == 0 || every).then_some("failed")));
         }
+    }
+    if kind == "general_admission" && rng.chance(30) {
+        // The checkout's payment, for the ticket taken (or whatever it was told).
+        let outcome = rng.pick(&["succeeds", "declined", "unknown"]);
+        let pay = json!({ "op": "pay", "outcome": outcome });
+        let takes = ops.iter().any(|o| o["op"] == "claim" || o["op"] == "write");
+        ops.push(conditioned(
+            pay,
+            (takes && rng.chance(70)).then_some("held"),
+        ));
     }
     ops
 }
@@ -118,7 +129,7 @@ pub fn file(rng: &mut Rng, n: u64) -> Value {
     };
     let mut actors = serde_json::Map::new();
     for name in NAMES.iter().take(buyers) {
-        actors.insert(name.to_string(), Value::from(program(rng, rows)));
+        actors.insert(name.to_string(), Value::from(program(rng, kind, rows)));
     }
     let mut scenario = json!({ "kind": kind, "seats": seats });
     if take != 1 {
