@@ -248,6 +248,7 @@ fn wanted(kind: Kind, db: Database) -> &'static [&'static str] {
             "55P03",
             "25P02",
             "a retry ran",
+            "ran while held",
             "double booked",
         ],
         (Kind::Counters, Database::Innodb) => &[
@@ -256,6 +257,7 @@ fn wanted(kind: Kind, db: Database) -> &'static [&'static str] {
             "1205",
             "1213",
             "a retry ran",
+            "ran while held",
             "double booked",
         ],
     }
