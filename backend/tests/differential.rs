@@ -3,11 +3,15 @@
 //! For every built-in scenario, every feasible interleaving of its programs is run in the model
 //! and on PostgreSQL (one connection per buyer, a schema per run), and the two outcomes must be
 //! identical entry by entry (each run on a schema off the executor's shelf, kept ready between
-//! runs, as the server's runs are). Then the six orders of the last concert seat, each with its
+//! runs, as the server's runs are); the counter built-ins the same under every defence that fits
+//! them, and three buyers on a row that serves two (`common/counters.rs`). Then the six orders of the last concert seat, each with its
 //! verdict, and every exported schedule under `schedules/` and every case of the model under
 //! `shared/tests/model/` with its `expect` (a model case whose order the model names a race may
 //! go the other way on PostgreSQL: that is printed, not failed). A run the machine was too busy
 //! for (its deadlock at the model's pace) is tried again alone before it counts.
+
+#[path = "common/counters.rs"]
+mod counters;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -243,6 +247,55 @@ async fn simulator_and_postgres_agree_on_every_interleaving_of_every_builtin_sce
     assert!(
         failures.is_empty(),
         "{} of {runs} interleavings disagree:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn simulator_and_postgres_agree_on_every_order_of_every_defence_on_every_counter() {
+    let pool = pool().await;
+    let watchdog =
+        Watchdog::start(2 * (backend::executor::RUN_TIMEOUT + backend::executor::CLOSE_BOUND));
+    let started = Instant::now();
+    let (mut runs, mut failures) = (0usize, Vec::new());
+    for case in counters::cases(Database::Postgresql) {
+        runs += case.plan.orders.len();
+        println!("{}: {}", case.label, case.coverage());
+        let schedule = &case.schedule;
+        let results: Vec<OrderResult> = stream::iter(case.plan.orders.clone())
+            .map(|order| {
+                let pool = pool.clone();
+                let schedule = schedule.with_order(order.clone());
+                let label = format!("{} [{}]", case.label, names(&schedule, &order));
+                let watchdog = &watchdog;
+                async move {
+                    let result = watchdog.watch(label, run_both(&pool, &schedule)).await;
+                    (order, result.map(|_| ()))
+                }
+            })
+            .buffer_unordered(4)
+            .collect()
+            .await;
+        for (order, result) in results {
+            if let Err(differences) = result {
+                failures.push(format!(
+                    "{} [{}]:\n    {}",
+                    case.label,
+                    names(schedule, &order),
+                    differences.join("\n    ")
+                ));
+            }
+        }
+    }
+    println!(
+        "counters on PostgreSQL: {runs} orders in {:.1?}",
+        started.elapsed()
+    );
+    backend::executor::shutdown(&pool).await;
+    assert!(
+        failures.is_empty(),
+        "{} of {runs} orders disagree:\n{}",
         failures.len(),
         failures.join("\n")
     );

@@ -3,13 +3,18 @@
 //! Every built-in scenario's every feasible order, and every exported schedule under
 //! `schedules/`, set to `"engine": "innodb"` (`Schedule::on(Database::Innodb)`), is run in the
 //! model and on MariaDB (one connection per buyer, a database per run), and the two outcomes
-//! must be identical entry by entry (`shared::assess::compare`). The fixtures' `expect` is
+//! must be identical entry by entry (`shared::assess::compare`); the counter built-ins the same
+//! under every defence that fits them, and three buyers on a row that serves two
+//! (`common/counters.rs`). The fixtures' `expect` is
 //! PostgreSQL's and is not checked here: only the agreement is. Then every case of the model
 //! under `shared/tests/model/` that names InnoDB, with its `expect` (where the model names a
 //! race, MariaDB may take it the other way: that is printed, not failed). A schedule that the
 //! InnoDB model refuses to run (an operation it does not model yet) is listed, not run; at
 //! least one of each kind must run. MariaDB is `MYSQL_URL` (scripts/test finds or starts one),
 //! else the local server.
+
+#[path = "common/counters.rs"]
+mod counters;
 
 use std::path::Path;
 use std::time::Instant;
@@ -142,6 +147,50 @@ async fn the_innodb_model_and_mariadb_agree_on_every_order_of_every_builtin_scen
     );
     say_refused(&refused);
     assert!(runs > 0, "no built-in runs on InnoDB: {refused:#?}");
+    assert!(
+        failures.is_empty(),
+        "{} of {runs} orders disagree:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_innodb_model_and_mariadb_agree_on_every_order_of_every_defence_on_every_counter() {
+    let pool = pool();
+    let started = Instant::now();
+    let (mut runs, mut failures) = (0usize, Vec::new());
+    for case in counters::cases(Database::Innodb) {
+        let schedule = &case.schedule;
+        runs += case.plan.orders.len();
+        println!("{}: {}", case.label, case.coverage());
+        let results: Vec<(Vec<usize>, Vec<String>)> = stream::iter(case.plan.orders.clone())
+            .map(|order| {
+                let pool = pool.clone();
+                let schedule = schedule.with_order(order.clone());
+                async move {
+                    let (differences, _) = run_both(&pool, &schedule).await;
+                    (order, differences)
+                }
+            })
+            .buffer_unordered(6)
+            .collect()
+            .await;
+        for (order, differences) in results {
+            if !differences.is_empty() {
+                failures.push(format!(
+                    "{} [{}]:\n    {}",
+                    case.label,
+                    names(schedule, &order),
+                    differences.join("\n    ")
+                ));
+            }
+        }
+    }
+    println!(
+        "counters on MariaDB: {runs} orders in {:.1?}",
+        started.elapsed()
+    );
     assert!(
         failures.is_empty(),
         "{} of {runs} orders disagree:\n{}",

@@ -1,14 +1,15 @@
 //! Random schedules against the real databases, drawn from a fixed seed, each in a random
 //! feasible order, run in the model and on the real server: PostgreSQL, and MariaDB for the
 //! same schedules set to `"engine": "innodb"` (`Schedule::on(Database::Innodb)`, run in the
-//! InnoDB model). Two kinds: mixed programs of two to eight buyers (and sometimes the clock) over
-//! two to five seats, some retrying their attempt under `"if": "failed"` or paying only `"if":
-//! "held"` (`mixed.rs`); and deep queues (`queues.rs`), three to eight buyers of mixed isolation
-//! levels queueing for one seat. An operation the model of the database refuses (InnoDB's may
-//! refuse `confirm`) is never drawn for it. The outcomes must be identical, except in an order
-//! the model marks as a race between sessions the server woke together (`Trace::races`): there
-//! the real server may go either way, and a real run that does says the race first. Those are
-//! run too and counted.
+//! InnoDB model). Three kinds: mixed programs of two to eight buyers (and sometimes the clock)
+//! over two to five seats, some retrying their attempt under `"if": "failed"` or paying only
+//! `"if": "held"` (`mixed.rs`); deep queues (`queues.rs`), three to eight buyers of mixed
+//! isolation levels queueing for one seat; and counters (`counters.rs`), every counter kind with
+//! rows that serve 0, 1 or 2 requests, raced for by reads, locks, writes and claims. An operation
+//! the model of the database refuses (InnoDB's may refuse `confirm`) is never drawn for it. The
+//! outcomes must be identical, except in an order the model marks as a race between sessions the
+//! server woke together (`Trace::races`): there the real server may go either way, and a real
+//! run that does says the race first. Those are run too and counted.
 //!
 //! `RANDOM_SCHEDULES` (default 150 of each kind on PostgreSQL, 100 on MariaDB) and
 //! `RANDOM_SCHEDULES_SEED` run more, or others; `RANDOM_SCHEDULES_SKIP=K` leaves out the first
@@ -20,6 +21,8 @@
 
 #[path = "random_schedules/cases.rs"]
 mod cases;
+#[path = "random_schedules/counters.rs"]
+mod counters;
 #[path = "random_schedules/judge.rs"]
 mod judge;
 #[path = "random_schedules/mixed.rs"]
@@ -45,6 +48,7 @@ pub use mixed::{conditioned, Rng};
 pub enum Kind {
     Mixed,
     Queues,
+    Counters,
 }
 
 /// How many random schedules of each kind, from which seed (`RANDOM_SCHEDULES`,
@@ -236,6 +240,26 @@ fn wanted(kind: Kind, db: Database) -> &'static [&'static str] {
             "a condition skipped it",
         ],
         (Kind::Queues, Database::Innodb) => &["a wait", "a queue of 3", "1213", "a retry ran"],
+        (Kind::Counters, Database::Postgresql) => &[
+            "a wait",
+            "a queue of 3",
+            "40001",
+            "40P01",
+            "55P03",
+            "25P02",
+            "a retry ran",
+            "ran while held",
+            "double booked",
+        ],
+        (Kind::Counters, Database::Innodb) => &[
+            "a wait",
+            "a queue of 3",
+            "1205",
+            "1213",
+            "a retry ran",
+            "ran while held",
+            "double booked",
+        ],
     }
 }
 
@@ -247,6 +271,16 @@ async fn random_schedules_run_identically_in_the_model_and_on_postgres() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn deep_queues_of_mixed_isolation_run_identically_in_the_model_and_on_postgres() {
     run_all(Kind::Queues, Database::Postgresql).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn counter_schedules_run_identically_in_the_model_and_on_postgres() {
+    run_all(Kind::Counters, Database::Postgresql).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn counter_schedules_run_identically_in_the_innodb_model_and_on_mariadb() {
+    run_all(Kind::Counters, Database::Innodb).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

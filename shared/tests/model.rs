@@ -189,7 +189,11 @@ fn changes(before: &Tables, after: &Tables) -> Vec<String> {
     out
 }
 
+/// A seat's row, or a counter's (`alice = -50`: its value, its status meaningless).
 fn seat(row: &SeatRow) -> String {
+    if let Some(value) = row.value {
+        return format!("{} = {value}", row.id);
+    }
     let mut s = format!("{} {}", row.id, row.status.as_sql());
     if let Some(holder) = &row.holder {
         let _ = write!(s, " by {holder}");
@@ -204,6 +208,14 @@ fn seat(row: &SeatRow) -> String {
 }
 
 fn seen(row: &SeenRow) -> String {
+    if let Some(value) = row.value {
+        let enough = if row.available {
+            "enough"
+        } else {
+            "not enough"
+        };
+        return format!("{} = {value}, {enough}", row.seat);
+    }
     let mut s = format!("{} {}", row.seat, row.status.as_sql());
     if let Some(holder) = &row.holder {
         let _ = write!(s, " by {holder}");

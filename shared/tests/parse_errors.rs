@@ -178,3 +178,123 @@ fn a_valid_file_parses_with_seats_sorted_and_defaults_filled() {
         Some(shared::Defence::AtomicUpdate)
     );
 }
+
+/// A counter file: `scenario` (JSON text) and `actors`, one buyer by default.
+fn counter_file(scenario: &str, actors: &str) -> String {
+    format!(r#"{{"version": 1, "scenario": {scenario}, "actors": {actors}}}"#)
+}
+
+const ONE_BUYER: &str = r#"{"adam": {"defence": "check_then_act"}}"#;
+
+#[test]
+fn an_unknown_kind_names_scenario_kind_and_suggests_the_nearest() {
+    let (field, message) = error_of(&counter_file(
+        r#"{"kind": "balanse", "seats": [{"id": "joint", "value": 150}]}"#,
+        ONE_BUYER,
+    ));
+    assert_eq!(field, "scenario.kind");
+    assert!(
+        message.contains("balanse") && message.contains("did you mean \"balance\"?"),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_take_out_of_range_or_on_seats_names_scenario_take() {
+    for (scenario, words) in [
+        (
+            r#"{"kind": "balance", "take": 0, "seats": [{"id": "joint", "value": 150}]}"#,
+            "0 is out of range",
+        ),
+        (
+            r#"{"kind": "balance", "take": 1000001, "seats": [{"id": "joint", "value": 150}]}"#,
+            "1 to 1000000",
+        ),
+        (
+            r#"{"kind": "coupon", "take": 2, "seats": [{"id": "SAVE50", "value": 1}]}"#,
+            "a coupon takes 1 to 1",
+        ),
+        (
+            r#"{"take": 2, "seats": [{"id": "A7"}]}"#,
+            "a request takes one seat",
+        ),
+    ] {
+        let (field, message) = error_of(&counter_file(scenario, ONE_BUYER));
+        assert_eq!(field, "scenario.take", "{scenario}: {message}");
+        assert!(message.contains(words), "{scenario}: {message}");
+    }
+}
+
+#[test]
+fn a_rows_value_missing_out_of_range_or_on_a_seat_names_its_place() {
+    for (scenario, field_wanted, words) in [
+        (
+            r#"{"kind": "balance", "seats": [{"id": "joint", "value": 150}, {"id": "savings"}]}"#,
+            "scenario.seats[1]",
+            "needs its value",
+        ),
+        (
+            r#"{"kind": "balance", "seats": [{"id": "joint", "value": -5}]}"#,
+            "scenario.seats[0].value",
+            "-5 is out of range",
+        ),
+        (
+            r#"{"kind": "coupon", "seats": [{"id": "SAVE50", "value": 2}]}"#,
+            "scenario.seats[0].value",
+            "0 to 1",
+        ),
+        (
+            r#"{"seats": [{"id": "A7"}, {"id": "A8", "value": 3}]}"#,
+            "scenario.seats[1].value",
+            "a seat has a status, not a value",
+        ),
+    ] {
+        let (field, message) = error_of(&counter_file(scenario, ONE_BUYER));
+        assert_eq!(field, field_wanted, "{scenario}: {message}");
+        assert!(message.contains(words), "{scenario}: {message}");
+    }
+}
+
+#[test]
+fn a_status_or_holder_on_a_counter_row_names_the_row() {
+    for row in [
+        r#"{"id": "GA", "value": 1, "status": "HELD", "holder": "omar", "until": 10}"#,
+        r#"{"id": "GA", "value": 1, "status": "BOOKED"}"#,
+    ] {
+        let scenario = format!(r#"{{"kind": "general_admission", "seats": [{row}]}}"#);
+        let (field, message) = error_of(&counter_file(&scenario, ONE_BUYER));
+        assert_eq!(field, "scenario.seats[0]", "{row}: {message}");
+        assert!(
+            message.contains("has a value, not a status"),
+            "{row}: {message}"
+        );
+    }
+}
+
+#[test]
+fn an_op_or_a_defence_that_does_not_fit_a_counter_names_its_field() {
+    let scenario = r#"{"kind": "rate_limit", "seats": [{"id": "key42", "value": 10}]}"#;
+    for op in [
+        r#"{"op": "hold", "seats": ["key42"]}"#,
+        r#"{"op": "book", "seats": ["key42"]}"#,
+        r#"{"op": "release"}"#,
+    ] {
+        let actors = format!(r#"{{"adam": [{{"op": "read", "seats": ["key42"]}}, {op}]}}"#);
+        let (field, message) = error_of(&counter_file(scenario, &actors));
+        assert_eq!(field, "actors.adam[1].op", "{op}: {message}");
+        assert!(
+            message.contains("does not apply to a rate_limit scenario")
+                && message.contains("read, lock, write and claim"),
+            "{op}: {message}"
+        );
+    }
+    for defence in ["unique_constraint", "hold_confirm", "redis_hold"] {
+        let actors = format!(r#"{{"adam": {{"defence": "{defence}"}}}}"#);
+        let (field, message) = error_of(&counter_file(scenario, &actors));
+        assert_eq!(field, "actors.adam.defence", "{defence}: {message}");
+        assert!(
+            message.contains(defence) && message.contains("atomic_update"),
+            "{defence}: {message}"
+        );
+    }
+}

@@ -7,7 +7,7 @@ use shared::engine::Engine;
 use shared::schedule::Database;
 use shared::Schedule;
 
-use super::{mixed, queues, Kind, Rng};
+use super::{counters, mixed, queues, Kind, Rng};
 
 /// One random schedule and its order: the file as JSON (for a failure to print, with its
 /// `"engine"`), the schedule, and the entries the model marks as races.
@@ -37,6 +37,17 @@ impl Kind {
         match self {
             Kind::Mixed => mixed::file(rng, n, confirms),
             Kind::Queues => queues::file(rng, n),
+            Kind::Counters => counters::file(rng, n),
+        }
+    }
+
+    /// Whether the `n`th schedule's order mostly sends next the buyer that has sent the fewest
+    /// entries: every deep queue, every other counter schedule.
+    fn queue_first(self, n: u64) -> bool {
+        match self {
+            Kind::Mixed => false,
+            Kind::Queues => true,
+            Kind::Counters => n.is_multiple_of(2),
         }
     }
 }
@@ -60,8 +71,7 @@ pub fn cases(kind: Kind, db: Database, count: usize, seed: u64) -> Vec<Case> {
         if db != Database::Postgresql {
             file["engine"] = json!(db.id());
         }
-        let Some((order, races)) = random_order(&mut rng, &schedule, matches!(kind, Kind::Queues))
-        else {
+        let Some((order, races)) = random_order(&mut rng, &schedule, kind.queue_first(n)) else {
             continue;
         };
         let names: Vec<&str> = order

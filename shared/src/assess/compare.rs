@@ -159,8 +159,12 @@ fn diff_tables(s: &Tables, r: &Tables, unit: ClockUnit) -> String {
     parts.join("; ")
 }
 
-/// A seat row in a difference: `A3 HELD by ana (hold ana:3) until minute 10`.
+/// A seat row in a difference: `A3 HELD by ana (hold ana:3) until minute 10`; a counter's row
+/// by its value: `joint = -50`.
 fn seat_row(row: &SeatRow, unit: ClockUnit) -> String {
+    if let Some(value) = row.value {
+        return format!("{} = {value}", row.id);
+    }
     let mut text = format!("{} {}", row.id, row.status.as_sql());
     if let Some(holder) = &row.holder {
         text.push_str(&format!(" by {holder}"));
@@ -186,13 +190,15 @@ fn tickets(rows: &[BookingRow]) -> String {
     format!("tickets {}", rows.join(", "))
 }
 
-/// The rows a statement returned, in a difference: `[A1 AVAILABLE, A2 HELD by ana]`.
+/// The rows a statement returned, in a difference: `[A1 AVAILABLE, A2 HELD by ana]`, or a
+/// counter's `[joint = 150]`.
 fn seen_rows(rows: &[SeenRow]) -> String {
     let rows: Vec<String> = rows
         .iter()
-        .map(|r| match &r.holder {
-            Some(holder) => format!("{} {} by {holder}", r.seat, r.status.as_sql()),
-            None => format!("{} {}", r.seat, r.status.as_sql()),
+        .map(|r| match (&r.holder, r.value) {
+            (_, Some(value)) => format!("{} = {value}", r.seat),
+            (Some(holder), None) => format!("{} {} by {holder}", r.seat, r.status.as_sql()),
+            (None, None) => format!("{} {}", r.seat, r.status.as_sql()),
         })
         .collect();
     format!("[{}]", rows.join(", "))

@@ -145,9 +145,12 @@ impl Engine<'_> {
     /// is an index lookup of that seat, but two or more are a scan of the whole show in key
     /// order with `seat_id = any($2)` as a filter: every seat is fetched, which matters only
     /// to SERIALIZABLE (each fetch takes a SIREAD lock and checks for a conflict out). (Not a
-    /// claim that reads `clock_now()` as it goes: see its caller.)
+    /// claim that reads `clock_now()` as it goes: see its caller.) A counter's table is keyed by
+    /// its id alone: `key = any($1)` is the index condition of its primary key, and only the
+    /// listed rows are fetched, however many.
     fn scan(&self, tx: TxId, want: u64) -> u64 {
-        if self.db.txs[tx as usize].sx.is_some() && want.count_ones() > 1 {
+        let counter = self.schedule.scenario().kind.is_counter();
+        if self.db.txs[tx as usize].sx.is_some() && want.count_ones() > 1 && !counter {
             all_seats(self.names.seats.len())
         } else {
             want

@@ -192,6 +192,7 @@ pub(super) fn check(scenario: &Scenario) -> Result<(), ScheduleError> {
                     ),
                 ))
             }
+            // A key that is missing: the row that needs it is named.
             None => {
                 // The object that lacks the key is named.
                 return Err(ScheduleError::new(
