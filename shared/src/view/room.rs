@@ -1,10 +1,11 @@
 //! A live room's phone in one line of words: what the participant holds and for how long, what
-//! the server answered their last request, sold out, the countdown. Derived from the room's
+//! the server answered their last request, sold out, the countdown; in a general-admission
+//! round, whether they got a ticket and whether any is left. Derived from the room's
 //! state as the server sends it (`GET /api/rooms/{code}`), the server's answer to the phone's
 //! last request, and the server's clock as the phone estimates it; nothing else. The room's
 //! page renders it, and the tests check it against a real server's state.
 
-use crate::protocol::room::{Phase, RoomState, Seat, SeatStatus};
+use crate::protocol::room::{Counter, Phase, RoomState, Seat, SeatStatus};
 
 /// What the phone asked the server for last.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,6 +34,8 @@ pub struct Phone<'a> {
     /// This phone's actor name (the join's answer).
     pub me: &'a str,
     pub seats: &'a [Seat],
+    /// A general-admission round's section (none in a round of seats).
+    pub counter: Option<&'a Counter>,
     /// Whether the round's defence books when its holder pays (its program has a payment).
     pub pays: bool,
     /// When the race opens, on the server's clock (ms since the epoch).
@@ -90,6 +93,7 @@ impl<'a> Phone<'a> {
             round: state.round,
             me,
             seats: &state.seats,
+            counter: state.counter.as_ref(),
             pays: state.settings.defence.pays(),
             race_at_ms: state.race_at_ms,
             now_ms,
@@ -166,9 +170,35 @@ impl<'a> Phone<'a> {
         })
     }
 
+    /// The line of a general-admission race or its results: the answer to the last tap (a
+    /// ticket is news for good), sold out, over, or go.
+    fn ticket_news(&self, counter: &Counter) -> Line {
+        let over = self.phase_now() == Phase::Results;
+        let sold_out = counter.sold_out();
+        match self.answer() {
+            Some(a) if a.holding => return Line::says(a.message.clone(), Tone::Good),
+            // A refusal in a section with tickets left says why (busy, try again).
+            Some(a) if !sold_out => return Line::says(a.message.clone(), Tone::Bad),
+            _ => {}
+        }
+        if sold_out {
+            Line::says("sold out: no tickets left".into(), Tone::Bad)
+        } else if over {
+            Line::says(
+                "the round is over: wait for the next one".into(),
+                Tone::Wait,
+            )
+        } else {
+            Line::says("go: buy a ticket".into(), Tone::Act)
+        }
+    }
+
     /// The line of a race or its results without a live hold: a hold run out, the answer to
     /// the last request, sold out, over, or go.
     fn news(&self) -> Line {
+        if let Some(counter) = self.counter {
+            return self.ticket_news(counter);
+        }
         let answer = self.answer();
         let over = self.phase_now() == Phase::Results;
         let expired = self.mine(SeatStatus::Expired);

@@ -237,7 +237,8 @@ impl<'a> Request<'a> {
         let c = self.conn.as_mut().expect("a connection");
         let failed = matches!(op, Op::Commit) && self.clients.actors[0].failed;
         phases::ROUND_TRIPS.count(1);
-        let ran = exec::run(c, op, statement, failed, clock).await;
+        let scenario = self.schedule.scenario();
+        let ran = exec::run(c, op, statement, failed, clock, scenario).await;
         phases::STATEMENT.since(self.started);
         match ran {
             Ok((result, seen)) => {
