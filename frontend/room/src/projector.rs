@@ -1,6 +1,7 @@
 //! The projector (`/room/{code}/projector`), legible from the back of a room: the join code,
-//! the 3-2-1, the big seat map, the scoreboard (seats sold, double bookings, tickets the unique
-//! key refused, refunds owed, holds never released) and the live feed of every request: who,
+//! the 3-2-1, the big seat map (or a general-admission round's section: tickets left, sold of how
+//! many, oversold), the scoreboard (seats sold, double bookings, tickets the unique key refused,
+//! refunds owed, holds never released; tickets sold and oversold) and the live feed of every request: who,
 //! the SQL it ran, what PostgreSQL answered and how long it took.
 
 use leptos::prelude::*;
@@ -34,6 +35,17 @@ const SCORES: [Score; 5] = [
     ),
 ];
 
+/// A general-admission round's scoreboard: a buyer told yes beyond the tickets is its double
+/// booking.
+const GA_SCORES: [Score; 2] = [
+    ("sold", "tickets sold", |s| s.sold),
+    (
+        "double_bookings",
+        "oversold: told yes with no ticket left",
+        |s| s.double_bookings,
+    ),
+];
+
 #[component]
 pub fn ProjectorPage(code: String) -> impl IntoView {
     title(&format!("Projector of room {code}"));
@@ -42,15 +54,22 @@ pub fn ProjectorPage(code: String) -> impl IntoView {
     let join = format!("{origin}/room/{code}");
     let score =
         move |count: fn(&Scoreboard) -> u64| live.read(|s| count(&s.scoreboard)).unwrap_or(0);
+    let ga = move || live.read(|s| s.counter.is_some()) == Some(true);
     let settings = move || {
         live.read(|s| {
             let s = &s.settings;
-            format!(
-                "defence: {} · gap {} ms · holds of {} s",
-                s.defence.title(),
-                s.gap_ms,
-                s.hold_seconds
-            )
+            let defence = s.defence.title();
+            if s.kind.is_counter() {
+                format!(
+                    "general admission, {} tickets · defence: {defence} · gap {} ms",
+                    s.tickets, s.gap_ms
+                )
+            } else {
+                format!(
+                    "defence: {defence} · gap {} ms · holds of {} s",
+                    s.gap_ms, s.hold_seconds
+                )
+            }
         })
         .unwrap_or_default()
     };
@@ -73,7 +92,7 @@ pub fn ProjectorPage(code: String) -> impl IntoView {
                 <section class="scoreboard" aria-labelledby="score-h" data-testid="scoreboard">
                     <h2 id="score-h">"Scoreboard"</h2>
                     <dl>
-                        {SCORES.iter().enumerate().map(|(i, &(key, words, count))| {
+                        {move || (if ga() { &GA_SCORES[..] } else { &SCORES[..] }).iter().enumerate().map(|(i, &(key, words, count))| {
                             let bad = i > 0;
                             view! {
                                 <div class=move || { if bad && score(count) > 0 { "score score-bad" } else { "score" } }>

@@ -1,10 +1,12 @@
 //! The room's seat map, in the chapters' look (`stage.css`): every seat as the server's state
-//! has it, with the holder's name; on a phone each seat is a button that taps it.
+//! has it, with the holder's name; on a phone each seat is a button that taps it. A
+//! general-admission round shows its section instead (`section.rs`).
 
 use leptos::prelude::*;
 use shared::protocol::room::{Seat, SeatStatus};
 
 use crate::live::Live;
+use crate::section::section;
 
 /// The seat's state class and word (the chapters' legend: free, held, sold).
 fn look(seat: &Seat) -> (&'static str, &'static str) {
@@ -52,12 +54,17 @@ pub fn RoomMap(
     #[prop(optional)] big: bool,
 ) -> impl IntoView {
     let seats = Memo::new(move |_| live.read(|s| s.seats.clone()).unwrap_or_default());
+    let counter = Memo::new(move |_| live.read(|s| s.counter.clone()).flatten());
     let class = if big {
         "seat-map room-map room-map-big"
     } else {
         "seat-map room-map"
     };
-    view! {
+    move || match counter.get() {
+        Some(c) => section(c, big).into_any(),
+        None => {
+            let me = me.clone();
+            view! {
         <figure class=class data-testid="room-map" aria-label="Seat map">
             <div class="stage-bar" aria-hidden="true">"stage"</div>
             <div class="seats">
@@ -95,5 +102,8 @@ pub fn RoomMap(
                 }).collect_view()}
             </div>
         </figure>
+            }
+            .into_any()
+        }
     }
 }

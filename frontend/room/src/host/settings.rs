@@ -1,6 +1,7 @@
-//! The next round's settings (the defence, the gap, the hold, payments that land late or are
-//! delivered twice) and the bots, for the facilitator: the choices are the server's own, each
-//! defence shown by its title.
+//! The next round's settings (numbered seats or general admission and its tickets, the defence,
+//! the gap, the hold, payments that land late or are delivered twice) and the bots, for the
+//! facilitator: the choices are the server's own, each defence shown by its title, those that do
+//! not fit the kind of round chosen disabled with the server's reason.
 
 use leptos::prelude::*;
 use shared::protocol::room::{Bots, Change, Options, Released, Settings as Chosen, SettingsNow};
@@ -12,36 +13,54 @@ use crate::api;
 pub fn Settings(host: Host) -> impl IntoView {
     let live = host.live;
     let options = RwSignal::new(None::<Options>);
-    leptos::task::spawn_local(async move {
-        let got = api::get("/api/rooms/options").await;
-        if let Ok(v) = got.and_then(|text| api::read::<Options>(&text)) {
-            options.set(Some(v));
-        }
+    let kind = RwSignal::new("seats".to_string());
+    // The server says which defences fit the kind of round chosen.
+    Effect::new(move |_| {
+        let url = format!("/api/rooms/options?kind={}", kind.get());
+        leptos::task::spawn_local(async move {
+            if let Ok(v) = api::get(&url).await.and_then(|t| api::read::<Options>(&t)) {
+                options.set(Some(v));
+            }
+        });
     });
     let redis_why = move || live.read(|s| s.redis_unavailable.clone()).flatten();
-    let summary = move |s: Chosen| {
-        format!(
-            "Now: {}, gap {} ms, holds of {} s",
-            s.defence.title(),
-            s.gap_ms,
-            s.hold_seconds
-        )
-    };
+    let summary = move |s: Chosen| format!("Now: {}", words(&s));
     view! {
         <section class="settings-card" aria-labelledby="settings-h">
             <h2 id="settings-h">"Between rounds"</h2>
             <p class="muted">{move || live.read(|s| summary(s.settings.clone()))}</p>
             {move || redis_why().map(|why| view! { <p class="room-error" role="alert">{why}</p> })}
-            <NextRound host options />
+            <NextRound host options kind />
             <BotsForm host options />
         </section>
     }
 }
 
+/// Settings in words: the defence, what the round sells, the gap (and the hold, on seats).
+fn words(s: &Chosen) -> String {
+    let defence = s.defence.title();
+    if s.kind.is_counter() {
+        format!(
+            "{defence} on general admission of {} tickets, gap {} ms",
+            s.tickets, s.gap_ms
+        )
+    } else {
+        format!(
+            "{defence} on numbered seats, gap {} ms, holds of {} s",
+            s.gap_ms, s.hold_seconds
+        )
+    }
+}
+
 /// The next round's settings, starting from the room's.
 #[component]
-fn NextRound(host: Host, options: RwSignal<Option<Options>>) -> impl IntoView {
+fn NextRound(
+    host: Host,
+    options: RwSignal<Option<Options>>,
+    kind: RwSignal<String>,
+) -> impl IntoView {
     let live = host.live;
+    let tickets = RwSignal::new(String::new());
     let defence = RwSignal::new(String::new());
     let gap = RwSignal::new(String::new());
     let hold = RwSignal::new(String::new());
@@ -53,6 +72,8 @@ fn NextRound(host: Host, options: RwSignal<Option<Options>>) -> impl IntoView {
         let Some(s) = now.filter(|_| done != Some(true)) else {
             return done.unwrap_or(false);
         };
+        kind.set(s.kind.id().to_string());
+        tickets.set(s.tickets.to_string());
         defence.set(s.defence.id().to_string());
         gap.set(s.gap_ms.to_string());
         hold.set(s.hold_seconds.to_string());
@@ -64,6 +85,8 @@ fn NextRound(host: Host, options: RwSignal<Option<Options>>) -> impl IntoView {
         ev.prevent_default();
         let number = |s: RwSignal<String>| s.get_untracked().trim().parse::<i64>().ok();
         let change = Change {
+            kind: Some(kind.get_untracked()),
+            tickets: number(tickets),
             defence: Some(defence.get_untracked()),
             gap_ms: number(gap),
             hold_seconds: number(hold),
@@ -73,16 +96,20 @@ fn NextRound(host: Host, options: RwSignal<Option<Options>>) -> impl IntoView {
         };
         host.post("settings", api::json(&change), |text| {
             let s = api::read::<SettingsNow>(text)?.settings;
-            Ok(format!(
-                "the next round uses {} with a gap of {} ms and holds of {} s",
-                s.defence.title(),
-                s.gap_ms,
-                s.hold_seconds
-            ))
+            Ok(format!("the next round uses {}", words(&s)))
         });
     };
     view! {
         <form class="room-form" on:submit=apply>
+            <label for="kind">"What the next round sells"</label>
+            <select id="kind" data-testid="kind" on:change=move |ev| kind.set(event_target_value(&ev))>
+                <option value="seats" selected=move || kind.get() == "seats">"Numbered seats"</option>
+                <option value="general_admission" selected=move || kind.get() != "seats">"General admission: a count of tickets"</option>
+            </select>
+            <Show when=move || kind.get() != "seats">
+                <label for="host-tickets">"Tickets in the section (1 to " {move || options.with(|o| o.as_ref().map_or(500, |o| o.limits.tickets))} ")"</label>
+                <input id="host-tickets" data-testid="tickets" type="number" min="1" prop:value=move || tickets.get() on:input=move |ev| tickets.set(event_target_value(&ev)) />
+            </Show>
             <label for="defence">"Defence for the next round"</label>
             <select id="defence" data-testid="defence" on:change=move |ev| defence.set(event_target_value(&ev))>
                 {move || options.with(|o| o.as_ref().map(|o| o.defences.clone()).unwrap_or_default())
