@@ -193,6 +193,11 @@ async fn settings_that_do_not_fit_a_general_admission_round_are_refused_naming_t
         (StatusCode::OK, &json!(true)),
         "{answer}"
     );
+    // The round counts buyers told yes against its tickets: one ticket per phone.
+    let (status, answer) = buy(&api, &code, &ana).await;
+    assert_eq!(status, StatusCode::CONFLICT, "{answer}");
+    let message = answer["error"]["message"].as_str().unwrap_or("");
+    assert!(message.contains("one per phone"), "{answer}");
 }
 
 #[tokio::test]

@@ -59,7 +59,7 @@ pub fn apply(settings: &Settings, change: Change) -> Result<Settings, RoomError>
             .collect();
         return Err(RoomError::invalid(
             field,
-            format!("{why}: choose one of {} as well", fitting.join(", ")),
+            format!("{why}: choose one that does: {}", fitting.join(", ")),
         ));
     }
     if let Some(g) = change.gap_ms {
@@ -114,7 +114,7 @@ pub fn unfit(defence: Defence, kind: Shape) -> Option<String> {
     }
     let what = match kind {
         Shape::Seats => "a round of numbered seats",
-        Shape::GeneralAdmission => "a general-admission round (one count of tickets left, no seat to hold or to give a ticket of its own)",
+        Shape::GeneralAdmission => "a general-admission round, which has no seat to hold",
         Shape::Balance | Shape::RateLimit | Shape::Coupon => "this kind of round",
     };
     Some(format!("{} does not fit {what}", defence.title()))

@@ -9,7 +9,7 @@
 use leptos::prelude::*;
 use serde::de::IgnoredAny;
 use shared::protocol::room::{Join, Joined, Phase, Reply, Tap};
-use shared::view::room::{Answer, Asked, Line, Phone, Tone};
+use shared::view::room::{Answer, Asked, Line, Phone};
 
 use crate::api;
 use crate::app::title;
@@ -146,9 +146,6 @@ fn Racing(live: Live, who: Joined) -> impl IntoView {
         line.with(|l| l.as_ref().is_some_and(|(_, p)| *p == Phase::Race)) && !busy.get()
     });
     let tap = Callback::new(move |seat: String| phoned.ask(Asked::Tap, vec![seat]));
-    // A general-admission round: one ticket per phone, asked for without a seat.
-    let ga = Memo::new(move |_| live.read(|s| s.counter.is_some()) == Some(true));
-    let got = move || line.with(|l| l.as_ref().is_some_and(|(l, _)| l.tone == Tone::Good));
     // Leaving the page any way at all (Back, closing the tab, another address) lets go of a
     // live hold: a request that outlives the page.
     let leave = window_event_listener(leptos::ev::pagehide, move |_| {
@@ -172,10 +169,6 @@ fn Racing(live: Live, who: Joined) -> impl IntoView {
         <p class=move || format!("phone-line {}", tone()) data-testid="phone-line" role="status" aria-live="polite">{text}</p>
         {move || phoned.notice.get().map(|n| view! { <p class="room-notice" role="alert" data-testid="notice">{n}</p> })}
         <div class="phone-actions">
-            <Show when=move || ga.get()>
-                <button class="primary" data-testid="buy" disabled=move || !racing.get() || got()
-                    on:click=move |_| phoned.ask(Asked::Tap, vec![])>"Buy a ticket"</button>
-            </Show>
             <Show when=move || can(|l| l.can_pay)>
                 <button class="primary" data-testid="pay" disabled=move || busy.get()
                     on:click=move |_| phoned.ask(Asked::Pay, vec![])>"Pay"</button>

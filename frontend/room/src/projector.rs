@@ -8,7 +8,7 @@ use leptos::prelude::*;
 use shared::protocol::room::{FeedRow, Scoreboard};
 
 use crate::app::title;
-use crate::live::{phase_words, Countdown, Live, Lobby, Reconnecting};
+use crate::live::{phase_words, settings_words, Countdown, Live, Lobby, Reconnecting};
 use crate::seats::RoomMap;
 
 /// A row of the scoreboard: its test id's key, what it counts, and its count.
@@ -16,10 +16,10 @@ type Score = (&'static str, &'static str, fn(&Scoreboard) -> u64);
 
 /// The scoreboard's rows, the first good news, the rest bad.
 const SCORES: [Score; 5] = [
-    ("sold", "seats sold", |s| s.sold),
+    ("sold", "tickets sold", |s| s.sold),
     (
         "double_bookings",
-        "double bookings: two people told they got one seat",
+        "double bookings: told yes to a seat or ticket already sold",
         |s| s.double_bookings,
     ),
     (
@@ -35,17 +35,6 @@ const SCORES: [Score; 5] = [
     ),
 ];
 
-/// A general-admission round's scoreboard: a buyer told yes beyond the tickets is its double
-/// booking.
-const GA_SCORES: [Score; 2] = [
-    ("sold", "tickets sold", |s| s.sold),
-    (
-        "double_bookings",
-        "oversold: told yes with no ticket left",
-        |s| s.double_bookings,
-    ),
-];
-
 #[component]
 pub fn ProjectorPage(code: String) -> impl IntoView {
     title(&format!("Projector of room {code}"));
@@ -54,24 +43,9 @@ pub fn ProjectorPage(code: String) -> impl IntoView {
     let join = format!("{origin}/room/{code}");
     let score =
         move |count: fn(&Scoreboard) -> u64| live.read(|s| count(&s.scoreboard)).unwrap_or(0);
-    let ga = move || live.read(|s| s.counter.is_some()) == Some(true);
     let settings = move || {
-        live.read(|s| {
-            let s = &s.settings;
-            let defence = s.defence.title();
-            if s.kind.is_counter() {
-                format!(
-                    "general admission, {} tickets · defence: {defence} · gap {} ms",
-                    s.tickets, s.gap_ms
-                )
-            } else {
-                format!(
-                    "defence: {defence} · gap {} ms · holds of {} s",
-                    s.gap_ms, s.hold_seconds
-                )
-            }
-        })
-        .unwrap_or_default()
+        live.read(|s| settings_words(&s.settings))
+            .unwrap_or_default()
     };
     view! {
         <main class="projector">
@@ -92,7 +66,7 @@ pub fn ProjectorPage(code: String) -> impl IntoView {
                 <section class="scoreboard" aria-labelledby="score-h" data-testid="scoreboard">
                     <h2 id="score-h">"Scoreboard"</h2>
                     <dl>
-                        {move || (if ga() { &GA_SCORES[..] } else { &SCORES[..] }).iter().enumerate().map(|(i, &(key, words, count))| {
+                        {SCORES.iter().enumerate().map(|(i, &(key, words, count))| {
                             let bad = i > 0;
                             view! {
                                 <div class=move || { if bad && score(count) > 0 { "score score-bad" } else { "score" } }>

@@ -1,6 +1,7 @@
 //! The room's seat map, in the chapters' look (`stage.css`): every seat as the server's state
-//! has it, with the holder's name; on a phone each seat is a button that taps it. A
-//! general-admission round shows its section instead (`section.rs`).
+//! has it, with the holder's name; on a phone each seat is a button that taps it. In a
+//! general-admission round the state has no seat, and the stage faces the section
+//! (`section.rs`).
 
 use leptos::prelude::*;
 use shared::protocol::room::{Seat, SeatStatus};
@@ -54,19 +55,15 @@ pub fn RoomMap(
     #[prop(optional)] big: bool,
 ) -> impl IntoView {
     let seats = Memo::new(move |_| live.read(|s| s.seats.clone()).unwrap_or_default());
-    let counter = Memo::new(move |_| live.read(|s| s.counter.clone()).flatten());
     let class = if big {
         "seat-map room-map room-map-big"
     } else {
         "seat-map room-map"
     };
-    move || match counter.get() {
-        Some(c) => section(c, big).into_any(),
-        None => {
-            let me = me.clone();
-            view! {
+    view! {
         <figure class=class data-testid="room-map" aria-label="Seat map">
             <div class="stage-bar" aria-hidden="true">"stage"</div>
+            {move || live.read(|s| s.counter.clone()).flatten().map(|c| section(c, big, tap, can_tap))}
             <div class="seats">
                 {move || seats.get().into_iter().map(|seat| {
                     let mine = me.is_some() && seat.actor == me;
@@ -102,8 +99,5 @@ pub fn RoomMap(
                 }).collect_view()}
             </div>
         </figure>
-            }
-            .into_any()
-        }
     }
 }

@@ -170,35 +170,9 @@ impl<'a> Phone<'a> {
         })
     }
 
-    /// The line of a general-admission race or its results: the answer to the last tap (a
-    /// ticket is news for good), sold out, over, or go.
-    fn ticket_news(&self, counter: &Counter) -> Line {
-        let over = self.phase_now() == Phase::Results;
-        let sold_out = counter.sold_out();
-        match self.answer() {
-            Some(a) if a.holding => return Line::says(a.message.clone(), Tone::Good),
-            // A refusal in a section with tickets left says why (busy, try again).
-            Some(a) if !sold_out => return Line::says(a.message.clone(), Tone::Bad),
-            _ => {}
-        }
-        if sold_out {
-            Line::says("sold out: no tickets left".into(), Tone::Bad)
-        } else if over {
-            Line::says(
-                "the round is over: wait for the next one".into(),
-                Tone::Wait,
-            )
-        } else {
-            Line::says("go: buy a ticket".into(), Tone::Act)
-        }
-    }
-
     /// The line of a race or its results without a live hold: a hold run out, the answer to
     /// the last request, sold out, over, or go.
     fn news(&self) -> Line {
-        if let Some(counter) = self.counter {
-            return self.ticket_news(counter);
-        }
         let answer = self.answer();
         let over = self.phase_now() == Phase::Results;
         let expired = self.mine(SeatStatus::Expired);
@@ -208,7 +182,10 @@ impl<'a> Phone<'a> {
             let text = format!("your hold on {} ran out{again}", ids.join(", "));
             return Line::says(text, Tone::Bad);
         }
-        let sold_out = !self.seats.iter().any(Seat::free);
+        // A general-admission round has no seat: it is sold out when its count is.
+        let sold_out = self
+            .counter
+            .map_or_else(|| !self.seats.iter().any(Seat::free), Counter::sold_out);
         if let Some(a) = answer {
             // A refused tap in a show with no seat left: the news is that it is sold out.
             let refused = a.asked == Asked::Tap && !a.holding;
@@ -223,15 +200,26 @@ impl<'a> Phone<'a> {
                 return Line::says(a.message.clone(), tone);
             }
         }
+        let ga = self.counter.is_some();
         if sold_out {
-            Line::says("sold out: every seat is taken".into(), Tone::Bad)
+            let text = if ga {
+                "sold out: no tickets left"
+            } else {
+                "sold out: every seat is taken"
+            };
+            Line::says(text.into(), Tone::Bad)
         } else if over {
             Line::says(
                 "the round is over: wait for the next one".into(),
                 Tone::Wait,
             )
         } else {
-            Line::says("go: tap a free seat".into(), Tone::Act)
+            let text = if ga {
+                "go: buy a ticket"
+            } else {
+                "go: tap a free seat"
+            };
+            Line::says(text.into(), Tone::Act)
         }
     }
 }

@@ -83,6 +83,15 @@ impl Runner {
         let (new, left) = plan(room, kind, pending)?;
         let first_new = history.len();
         let mut request = Request::rebuilt(self, room, who, &history, new)?;
+        if room.played.kind.is_counter()
+            && matches!(kind, Kind::Tap(_))
+            && request.clients.actors[0].holding
+        {
+            // The round counts the buyers told yes against its tickets: one each.
+            return Err(RoomError::Conflict(
+                "you have a ticket already: one per phone".into(),
+            ));
+        }
         let mut done: Vec<Done> = Vec::new();
         let mut fault = None;
         for i in first_new..request.program.len() {

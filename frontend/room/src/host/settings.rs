@@ -4,62 +4,43 @@
 //! not fit the kind of round chosen disabled with the server's reason.
 
 use leptos::prelude::*;
-use shared::protocol::room::{Bots, Change, Options, Released, Settings as Chosen, SettingsNow};
+use shared::protocol::room::{Bots, Change, Options, Released, SettingsNow};
 
 use super::Host;
 use crate::api;
+use crate::live::settings_words;
 
 #[component]
 pub fn Settings(host: Host) -> impl IntoView {
     let live = host.live;
     let options = RwSignal::new(None::<Options>);
-    let kind = RwSignal::new("seats".to_string());
-    // The server says which defences fit the kind of round chosen.
-    Effect::new(move |_| {
-        let url = format!("/api/rooms/options?kind={}", kind.get());
-        leptos::task::spawn_local(async move {
-            if let Ok(v) = api::get(&url).await.and_then(|t| api::read::<Options>(&t)) {
-                options.set(Some(v));
-            }
-        });
-    });
     let redis_why = move || live.read(|s| s.redis_unavailable.clone()).flatten();
-    let summary = move |s: Chosen| format!("Now: {}", words(&s));
     view! {
         <section class="settings-card" aria-labelledby="settings-h">
             <h2 id="settings-h">"Between rounds"</h2>
-            <p class="muted">{move || live.read(|s| summary(s.settings.clone()))}</p>
+            <p class="muted">{move || live.read(|s| format!("Now: {}", settings_words(&s.settings)))}</p>
             {move || redis_why().map(|why| view! { <p class="room-error" role="alert">{why}</p> })}
-            <NextRound host options kind />
+            <NextRound host options />
             <BotsForm host options />
         </section>
     }
 }
 
-/// Settings in words: the defence, what the round sells, the gap (and the hold, on seats).
-fn words(s: &Chosen) -> String {
-    let defence = s.defence.title();
-    if s.kind.is_counter() {
-        format!(
-            "{defence} on general admission of {} tickets, gap {} ms",
-            s.tickets, s.gap_ms
-        )
-    } else {
-        format!(
-            "{defence} on numbered seats, gap {} ms, holds of {} s",
-            s.gap_ms, s.hold_seconds
-        )
-    }
+/// Fetches the options for a round of `kind`: the server says which defences fit it.
+fn load_options(options: RwSignal<Option<Options>>, kind: &str) {
+    let url = format!("/api/rooms/options?kind={kind}");
+    leptos::task::spawn_local(async move {
+        if let Ok(v) = api::get(&url).await.and_then(|t| api::read::<Options>(&t)) {
+            options.set(Some(v));
+        }
+    });
 }
 
 /// The next round's settings, starting from the room's.
 #[component]
-fn NextRound(
-    host: Host,
-    options: RwSignal<Option<Options>>,
-    kind: RwSignal<String>,
-) -> impl IntoView {
+fn NextRound(host: Host, options: RwSignal<Option<Options>>) -> impl IntoView {
     let live = host.live;
+    let kind = RwSignal::new(String::new());
     let tickets = RwSignal::new(String::new());
     let defence = RwSignal::new(String::new());
     let gap = RwSignal::new(String::new());
@@ -73,6 +54,7 @@ fn NextRound(
             return done.unwrap_or(false);
         };
         kind.set(s.kind.id().to_string());
+        load_options(options, s.kind.id());
         tickets.set(s.tickets.to_string());
         defence.set(s.defence.id().to_string());
         gap.set(s.gap_ms.to_string());
@@ -96,20 +78,22 @@ fn NextRound(
         };
         host.post("settings", api::json(&change), |text| {
             let s = api::read::<SettingsNow>(text)?.settings;
-            Ok(format!("the next round uses {}", words(&s)))
+            Ok(format!("the next round uses {}", settings_words(&s)))
         });
     };
     view! {
         <form class="room-form" on:submit=apply>
             <label for="kind">"What the next round sells"</label>
-            <select id="kind" data-testid="kind" on:change=move |ev| kind.set(event_target_value(&ev))>
-                <option value="seats" selected=move || kind.get() == "seats">"Numbered seats"</option>
-                <option value="general_admission" selected=move || kind.get() != "seats">"General admission: a count of tickets"</option>
+            <select id="kind" data-testid="kind" prop:value=move || kind.get() on:change=move |ev| {
+                let k = event_target_value(&ev);
+                load_options(options, &k);
+                kind.set(k);
+            }>
+                <option value="seats">"Numbered seats"</option>
+                <option value="general_admission">"General admission: a count of tickets"</option>
             </select>
-            <Show when=move || kind.get() != "seats">
-                <label for="host-tickets">"Tickets in the section (1 to " {move || options.with(|o| o.as_ref().map_or(500, |o| o.limits.tickets))} ")"</label>
-                <input id="host-tickets" data-testid="tickets" type="number" min="1" prop:value=move || tickets.get() on:input=move |ev| tickets.set(event_target_value(&ev)) />
-            </Show>
+            <label for="host-tickets">"Tickets, in a general-admission round"</label>
+            <input id="host-tickets" data-testid="tickets" type="number" min="1" prop:value=move || tickets.get() on:input=move |ev| tickets.set(event_target_value(&ev)) />
             <label for="defence">"Defence for the next round"</label>
             <select id="defence" data-testid="defence" on:change=move |ev| defence.set(event_target_value(&ev))>
                 {move || options.with(|o| o.as_ref().map(|o| o.defences.clone()).unwrap_or_default())
