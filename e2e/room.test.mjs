@@ -6,7 +6,11 @@
 // it and names who got the seat; in a second round, closing the holder's tab lets the hold go
 // and bots take every seat (sold out, no double booking); in a third, under the hold with pay
 // and confirm, a phone holds, pays and gets its ticket. A phone whose event stream is refused
-// says it is reconnecting, then shows the true state. The room's bundle stays within a byte
+// says it is reconnecting, then shows the true state. A general-admission round: the facilitator
+// chooses it and its tickets (the defences that do not fit are offered disabled, with why), three
+// phones press "Buy a ticket" at once under check-then-act with a wide gap and the projector's
+// counter shows the section oversold; under the atomic update the next round sells exactly its
+// tickets and the phone left out says sold out. The room's bundle stays within a byte
 // budget of its own and never reaches the chapters, and axe-core finds nothing serious or
 // critical on the room's pages at 1280 and 375 px.
 // Screenshots go to target/screenshots/room-*.png.
@@ -73,8 +77,8 @@ async function newRoom() {
   return { host, code };
 }
 
-async function joinAs(code, name) {
-  const phone = await open(PHONE, `/room/${code}`);
+async function joinAs(code, name, options = {}) {
+  const phone = await open(PHONE, `/room/${code}`, options);
   await phone.page.locator('[data-testid="name"]').fill(name);
   await phone.page.locator('[data-testid="join"]').click();
   await assert.doesNotReject(lineOf(phone.page).filter({ hasText: 'wait for the facilitator' }).waitFor({ timeout: 20_000 }));
@@ -214,6 +218,90 @@ test('two phones race for one seat: exactly one holds it, the projector shows it
   await projector.page.locator('[data-testid="score-sold"]').filter({ hasText: /^1$/ }).waitFor({ timeout: 10_000 });
   await shot(loser.page, 'phone-paid-375');
   for (const p of [host, projector, ana, bo]) {
+    assert.deepEqual(p.errors, [], 'no page error');
+    await p.context.close();
+  }
+});
+
+test('a general-admission round: phones buy tickets, the projector counts them, and check-then-act oversells', async (t) => {
+  const { host, code } = await newRoom();
+  const hp = host.page;
+  // The next round sells general admission: 2 tickets, check-then-act, a gap of 1.5 s.
+  await hp.locator('[data-testid="kind"]').selectOption('general_admission');
+  await hp.locator('[data-testid="tickets"]').fill('2');
+  // The options follow the kind: a hold has nothing to hold in a section, so it is disabled.
+  const holds = hp.locator('[data-testid="defence"] option[value="hold_confirm"]');
+  await holds.and(hp.locator(':disabled')).waitFor({ state: 'attached', timeout: 10_000 });
+  assert.match(await holds.innerText(), /unavailable: .*does not fit a general-admission round/);
+  assert.equal(await hp.locator('[data-testid="defence"] option[value="check_then_act"]:disabled').count(), 0);
+  await hp.locator('[data-testid="defence"]').selectOption('check_then_act');
+  await hp.locator('#host-gap').fill('1500');
+  await hp.locator('[data-testid="apply"]').click();
+  await hp.locator('[data-testid="host-notice"]')
+    .filter({ hasText: 'the next round uses Check, then act on general admission of 2 tickets, gap 1500 ms' })
+    .waitFor({ timeout: 10_000 });
+  await shot(hp, 'host-ga-1280');
+  const projector = await open(DESKTOP, `/room/${code}/projector`, { bypassCSP: true });
+  const phones = [];
+  // axe-core goes in as an inline script, which the page's Content-Security-Policy refuses.
+  for (const name of ['Ana', 'Bo', 'Cy']) phones.push(await joinAs(code, name, { bypassCSP: true }));
+  await hp.locator('[data-testid="start"]').click();
+  const buy = (p) => p.page.locator('[data-testid="buy"]');
+  await Promise.all(phones.map((p) => buy(p).and(p.page.locator(':enabled')).waitFor({ timeout: 15_000 })));
+  await lineOf(phones[0].page).filter({ hasText: 'go: buy a ticket' }).waitFor();
+  assert.equal(await phones[0].page.locator('[data-testid="room-seat-A1"]').count(), 0, 'no seat map in a section');
+  await projector.page.locator('[data-testid="tickets-left"]').filter({ hasText: /^2$/ }).waitFor({ timeout: 10_000 });
+  await shot(phones[0].page, 'phone-ga-go-375');
+
+  // All three press at once: each reads "2 left" within the gap, and each decrement follows.
+  await Promise.all(phones.map((p) => buy(p).click()));
+  const said = await Promise.all(phones.map(async ({ page }) => {
+    const line = lineOf(page);
+    await line.filter({ hasText: /you got a ticket|sold out/ }).waitFor({ timeout: 20_000 });
+    return line.innerText();
+  }));
+  figure(t, `general admission of 2 under check-then-act, 1.5 s gap: ${said.join(' / ')}`);
+  const got = said.filter((l) => l === 'you got a ticket').length;
+  assert.ok(got > 2, `more buyers than tickets were told yes: ${said}`);
+  // Oversold is sold out: no phone may press again.
+  for (const p of phones) await buy(p).and(p.page.locator(':disabled')).waitFor({ timeout: 10_000 });
+  await projector.page.locator('[data-testid="tickets-sold"]').filter({ hasText: `${got} sold of 2` }).waitFor({ timeout: 10_000 });
+  assert.equal(await projector.page.locator('[data-testid="tickets-left"]').innerText(), String(2 - got));
+  assert.match(await projector.page.locator('[data-testid="oversold"]').innerText(), new RegExp(`^${got - 2} oversold`));
+  assert.equal(await projector.page.locator('[data-testid="score-double_bookings"]').innerText(), String(got - 2));
+  const feed = await projector.page.locator('[data-testid="feed"] tbody tr').allInnerTexts();
+  assert.ok(feed.some((r) => r.includes('tickets_left')), `the feed shows the section's SQL: ${feed}`);
+  await shot(projector.page, 'projector-ga-oversold-1280');
+  await shot(phones[0].page, 'phone-ga-got-375');
+  for (const [name, page] of [['projector', projector.page], ['phone', phones[0].page]]) {
+    const violations = await axe(page);
+    figure(t, `axe on the general-admission ${name}: ${violations.length} serious or critical`);
+    assert.deepEqual(violations, [], `axe on the general-admission ${name}`);
+  }
+
+  // Round 2 under the atomic update: exactly two tickets, and the third phone is told sold out.
+  await hp.locator('[data-testid="finish"]').click();
+  await hp.locator('[data-testid="defence"]').selectOption('atomic_update');
+  await hp.locator('[data-testid="apply"]').click();
+  await hp.locator('[data-testid="host-notice"]').filter({ hasText: 'the next round uses Atomic' }).waitFor({ timeout: 10_000 });
+  await hp.locator('[data-testid="start"]').click();
+  await Promise.all(phones.map((p) => buy(p).and(p.page.locator(':enabled')).waitFor({ timeout: 15_000 })));
+  await Promise.all(phones.map((p) => buy(p).click()));
+  const said2 = await Promise.all(phones.map(async ({ page }) => {
+    const line = lineOf(page);
+    await line.filter({ hasText: /you got a ticket|sold out/ }).waitFor({ timeout: 20_000 });
+    return line.innerText();
+  }));
+  figure(t, `general admission of 2 under the atomic update: ${said2.join(' / ')}`);
+  assert.equal(said2.filter((l) => l === 'you got a ticket').length, 2, `${said2}`);
+  const out = phones[said2.findIndex((l) => l !== 'you got a ticket')];
+  await lineOf(out.page).filter({ hasText: 'sold out: no tickets left' }).waitFor({ timeout: 10_000 });
+  await projector.page.locator('[data-testid="tickets-sold"]').filter({ hasText: '2 sold of 2' }).waitFor({ timeout: 10_000 });
+  assert.equal(await projector.page.locator('[data-testid="oversold"]').count(), 0);
+  assert.equal(await projector.page.locator('[data-testid="tickets-left"]').innerText(), '0');
+  await shot(out.page, 'phone-ga-sold-out-375');
+  await shot(projector.page, 'projector-ga-atomic-1280');
+  for (const p of [host, projector, ...phones]) {
     assert.deepEqual(p.errors, [], 'no page error');
     await p.context.close();
   }

@@ -83,15 +83,17 @@ const RUN_SETTINGS: &str = "set synchronous_commit = off; set client_min_message
 
 /// One statement on `conn`, outside any run, sent and answered exactly as a run's entry is (the
 /// live rooms' taps): the step result of `op` and the rows it returned. `commit_of_failed` and
-/// `clock` as for a run's entry.
+/// `clock` as for a run's entry; `scenario` says how a counter's rows are read.
 pub async fn answer_one(
     conn: &mut sqlx::PgConnection,
     op: &shared::schedule::Op,
     statement: &shared::sql::Statement,
     commit_of_failed: bool,
     clock: i64,
+    scenario: &shared::schedule::Scenario,
 ) -> Result<(shared::outcome::StepResult, Vec<shared::outcome::SeenRow>), ExecError> {
-    let raw = statement::run(conn, statement, answer::fetch_of(op, None)).await;
+    let counting = statement::Counting::of(scenario);
+    let raw = statement::run(conn, statement, answer::fetch_of(op, counting)).await;
     answer::step(op, raw, commit_of_failed, clock)
 }
 

@@ -1,6 +1,7 @@
 //! Each round's seats: a booking schema of the round's own, made from the migration text 0001
 //! exactly as a run's schema is (`shared::sql::SCHEMA_DDL`), its seats inserted with
-//! `shared::sql::INSERT_SEAT`, and a pool whose connections have that schema as their search
+//! `shared::sql::INSERT_SEAT` (or, in a general-admission round, its section's count with
+//! `shared::sql::counter`'s insert), and a pool whose connections have that schema as their search
 //! path and the sessions' settings of the executor's actors (and no JIT).
 
 use std::collections::HashMap;
@@ -8,11 +9,13 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures::future::BoxFuture;
+use shared::schedule::{Database, Shape};
 use shared::sql;
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 use sqlx::{Connection, Executor, PgConnection, PgPool};
 
-use super::settings::seat_ids;
+use super::settings::{seat_ids, SECTION};
+use super::store::Played;
 
 /// The show every room sells (the schedule format's default).
 pub const SHOW: i64 = 501;
@@ -85,16 +88,17 @@ fn round_options(main: &PgConnectOptions, schema: &str) -> PgConnectOptions {
     ])
 }
 
-/// Creates `schema` from the booking migration with `seats` seats, all available.
+/// Creates `schema` from the booking migration with what the round sells: its seats, all
+/// available, or its section with every ticket left.
 pub fn create_round<'a>(
     main: &'a PgPool,
     schema: &'a str,
-    seats: i32,
+    played: Played,
 ) -> BoxFuture<'a, Result<(), sqlx::Error>> {
-    Box::pin(create_round_now(main, schema, seats))
+    Box::pin(create_round_now(main, schema, played))
 }
 
-async fn create_round_now(main: &PgPool, schema: &str, seats: i32) -> Result<(), sqlx::Error> {
+async fn create_round_now(main: &PgPool, schema: &str, played: Played) -> Result<(), sqlx::Error> {
     let mut conn = main.acquire().await?;
     let mut tx = conn.begin().await?;
     // The schema name is ours (`store::schema_name`: letters, digits and underscores).
@@ -104,6 +108,19 @@ async fn create_round_now(main: &PgPool, schema: &str, seats: i32) -> Result<(),
     );
     simple(&mut tx, &create).await?;
     simple(&mut tx, sql::SCHEMA_DDL).await?;
+    let seats = match played.kind {
+        Shape::Seats => played.seats,
+        Shape::GeneralAdmission | Shape::Balance | Shape::RateLimit | Shape::Coupon => {
+            if let Some(table) = sql::counter::table(played.kind) {
+                sqlx::query(&table.insert(Database::Postgresql))
+                    .bind(SECTION)
+                    .bind(i64::from(played.tickets))
+                    .execute(&mut *tx)
+                    .await?;
+            }
+            0
+        }
+    };
     for seat in seat_ids(seats) {
         sqlx::query(sql::INSERT_SEAT)
             .bind(SHOW)

@@ -1,5 +1,6 @@
 //! Bots: up to 1,000 participants of the server's own that race for the seats at once, each
-//! through the same attempt as a phone's tap (and its payment, where the defence has one).
+//! through the same attempt as a phone's tap (and its payment, where the defence has one): a
+//! random seat each, or in a general-admission round one ticket each.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -12,7 +13,7 @@ use super::attempt::Attempts;
 use super::error::RoomError;
 use super::participants::{self, Participant};
 use super::request::Kind;
-use super::settings::seat_ids;
+use super::settings::{seat_ids, SECTION};
 use super::state::Racing;
 use super::store::Room;
 
@@ -54,7 +55,11 @@ impl Bots {
             .map(|k| format!("bot{k}"))
             .collect();
         let joined = participants::join(&self.pool, &room.code, &names, true).await?;
-        let seats = seat_ids(room.settings.seats);
+        let seats = if room.played.kind.is_counter() {
+            vec![SECTION.to_string()]
+        } else {
+            seat_ids(room.settings.seats)
+        };
         let gate = Arc::new(Semaphore::new(IN_FLIGHT));
         for (bot, _) in joined {
             let seat = seats[rand::thread_rng().gen_range(0..seats.len())].clone();

@@ -3,7 +3,7 @@
 //! one-call functions' word; an error is data with its SQLSTATE, a fault is not).
 
 use shared::outcome::{SeenRow, StepResult};
-use shared::schedule::Op;
+use shared::schedule::{Op, Scenario};
 use shared::sql::Statement;
 use sqlx::PgConnection;
 
@@ -21,15 +21,17 @@ pub enum ExecFault {
 
 /// Sends `statement` (the SQL of `op`) and reads the answer, as the executor does
 /// (`executor::answer_one`). `commit_of_failed`: a `commit` of a transaction an error aborted,
-/// which PostgreSQL answers with ROLLBACK.
+/// which PostgreSQL answers with ROLLBACK. `scenario`: the participant's, which says whether
+/// the rows read are seats or a section's count.
 pub async fn run(
     conn: &mut PgConnection,
     op: &Op,
     statement: &Statement,
     commit_of_failed: bool,
     clock: i64,
+    scenario: &Scenario,
 ) -> Result<(StepResult, Vec<SeenRow>), ExecFault> {
-    executor::answer_one(conn, op, statement, commit_of_failed, clock)
+    executor::answer_one(conn, op, statement, commit_of_failed, clock, scenario)
         .await
         .map_err(|e| match e {
             // An error of PostgreSQL's is a step result; what is left is the connection's.

@@ -225,7 +225,7 @@ fn entry(room: &Room, who: &Participant, s: &Settlement) -> Entry {
     }
 }
 
-/// How the phone's told seats change.
+/// How the phone's told seats change (in a general-admission round, the section: one ticket).
 fn told(room: &Room, kind: &Kind, holding: bool, done: &[Done]) -> Told {
     match (kind, holding) {
         (Kind::Tap(seats), true) => {
@@ -239,14 +239,16 @@ fn told(room: &Room, kind: &Kind, holding: bool, done: &[Done]) -> Told {
                         | Op::RedisHold { .. }
                 )
             });
-            let booked = matches!(
-                took.map(|d| &d.op),
-                Some(Op::Book { .. })
-                    | Some(Op::Write {
-                        status: shared::schedule::SeatStatus::Booked,
-                        ..
-                    })
-            );
+            // A general-admission ticket is sold on the tap: there is no hold to pay for.
+            let booked = room.played.kind.is_counter()
+                || matches!(
+                    took.map(|d| &d.op),
+                    Some(Op::Book { .. })
+                        | Some(Op::Write {
+                            status: shared::schedule::SeatStatus::Booked,
+                            ..
+                        })
+                );
             let until =
                 (!booked).then(|| took.map_or(0, |d| d.clock) + room.settings.hold_seconds as i64);
             Told::Hold {

@@ -9,7 +9,7 @@ use super::error::RoomError;
 use super::notifier::Notifier;
 use super::redis::Redis;
 use super::settings;
-use super::store::{self, schema_name, Room};
+use super::store::{self, schema_name, Played, Room};
 
 /// The countdown before a race opens, in seconds.
 pub const COUNTDOWN: i64 = 3;
@@ -36,7 +36,7 @@ impl Control {
         }
         let next = room.round + 1;
         let schema = schema_name(&room.code, next);
-        booking::create_round(&self.pool, &schema, room.settings.seats).await?;
+        booking::create_round(&self.pool, &schema, Played::of(&room.settings)).await?;
         if !self.open(room, next, countdown_ms).await? {
             booking::drop_round(&self.pool, &schema).await;
             return Err(RoomError::Conflict(
@@ -71,7 +71,8 @@ impl Control {
             return Ok(false);
         }
         sqlx::query(
-            "insert into lastseat_rooms.rounds (room, n, defence, gap_ms, hold_seconds, seats) values ($1, $2, $3, $4, $5, $6)",
+            "insert into lastseat_rooms.rounds (room, n, defence, gap_ms, hold_seconds, seats, kind, tickets)
+             values ($1, $2, $3, $4, $5, $6, $7, $8)",
         )
         .bind(&room.code)
         .bind(next)
@@ -79,6 +80,8 @@ impl Control {
         .bind(s.gap_ms)
         .bind(s.hold_seconds)
         .bind(s.seats)
+        .bind(s.kind.id())
+        .bind(s.kind.is_counter().then_some(s.tickets))
         .execute(&mut *tx)
         .await?;
         sqlx::query(FREE_EVERYONE)

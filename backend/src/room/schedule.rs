@@ -4,7 +4,8 @@
 //! its advances and every moment its replay names are the round's seconds. Where two
 //! statements were in flight at once the order is only one of the orders they could have
 //! taken, and the answer says so; where none overlapped, the model's outcome of that order is
-//! what happened live.
+//! what happened live. A general-admission round is a schedule of that kind: its one row is
+//! the section with the round's tickets, as it was seeded.
 
 use std::collections::BTreeMap;
 
@@ -18,7 +19,8 @@ use sqlx::PgPool;
 
 use super::booking::SHOW;
 use super::error::RoomError;
-use super::store::Room;
+use super::settings::SECTION;
+use super::store::{Played, Room};
 
 /// One participant's program so far as a schedule of its own (its entries in program order), on
 /// the room's settings: the `Clients` of an attempt are driven by it.
@@ -41,7 +43,7 @@ pub fn one_actor(
         engine: Default::default(),
         name: format!("{actor} in room {}", room.code),
         description: None,
-        scenario: scenario(room.settings.hold_seconds as i64, &seats),
+        scenario: scenario(room.settings.hold_seconds as i64, room.played, &seats),
         actors: BTreeMap::from([(
             actor.to_string(),
             ProgramSpec::Ops(program.iter().map(|(op, c)| op_value(op, *c)).collect()),
@@ -52,26 +54,30 @@ pub fn one_actor(
     Schedule::parse(file)
 }
 
-/// The round's scenario: its seats, all free, and its hold of `hold` seconds on a clock of
-/// seconds (the key `hold_minutes` counts the clock's unit).
-fn scenario(hold: i64, seats: &[String]) -> Scenario {
+/// The round's scenario: its seats, all free (or its section, every ticket left), and its hold
+/// of `hold` seconds on a clock of seconds (the key `hold_minutes` counts the clock's unit).
+fn scenario(hold: i64, played: Played, seats: &[String]) -> Scenario {
+    let row = |id: &str, value: Option<i64>| SeatSpec {
+        id: id.to_string(),
+        status: SeatStatus::Available,
+        holder: None,
+        until: None,
+        value,
+    };
+    let seats = match played.kind {
+        Shape::Seats => seats.iter().map(|id| row(id, None)).collect(),
+        Shape::GeneralAdmission | Shape::Balance | Shape::RateLimit | Shape::Coupon => {
+            vec![row(SECTION, Some(played.tickets.into()))]
+        }
+    };
     Scenario {
         show: SHOW,
         hold_minutes: hold,
         clock: 0,
         clock_unit: ClockUnit::Second,
-        kind: Shape::Seats,
+        kind: played.kind,
         take: 1,
-        seats: seats
-            .iter()
-            .map(|id| SeatSpec {
-                id: id.clone(),
-                status: SeatStatus::Available,
-                holder: None,
-                until: None,
-                value: None,
-            })
-            .collect(),
+        seats,
     }
 }
 
@@ -113,14 +119,14 @@ type Row = (
 /// Round `n` of `room` as a schedule; refused, saying why, when it does not fit the format's
 /// limits (eight actors, 64 seats, 128 entries).
 pub async fn round(pool: &PgPool, room: &Room, n: i32) -> Result<RoundSchedule, RoomError> {
-    let hold: Option<i32> = sqlx::query_scalar(
-        "select hold_seconds from lastseat_rooms.rounds where room = $1 and n = $2",
+    let rules: Option<(i32, String, i32, Option<i32>)> = sqlx::query_as(
+        "select hold_seconds, kind, seats, tickets from lastseat_rooms.rounds where room = $1 and n = $2",
     )
     .bind(&room.code)
     .bind(n)
     .fetch_optional(pool)
     .await?;
-    let hold = hold.ok_or_else(|| {
+    let (hold, kind, seats, tickets) = rules.ok_or_else(|| {
         RoomError::invalid(
             "round",
             format!(
@@ -138,6 +144,15 @@ pub async fn round(pool: &PgPool, room: &Room, n: i32) -> Result<RoundSchedule, 
     .bind(n)
     .fetch_all(pool)
     .await?;
+    let played = Played {
+        kind: if kind == Shape::GeneralAdmission.id() {
+            Shape::GeneralAdmission
+        } else {
+            Shape::Seats
+        },
+        seats,
+        tickets: tickets.unwrap_or(0),
+    };
     let mut sent = Sent::of(rows);
     sent.trim_trailing_clock();
     let seats = sent.within_limits(n)?;
@@ -151,7 +166,7 @@ pub async fn round(pool: &PgPool, room: &Room, n: i32) -> Result<RoundSchedule, 
         } else {
             format!("The order in which the server sent every statement. {} pairs of statements were in flight at once: there, PostgreSQL may have taken them in another order than this one.", overlaps.len())
         }),
-        scenario: scenario(hold as i64, &seats),
+        scenario: scenario(hold as i64, played, &seats),
         actors: sent
             .programs
             .into_iter()

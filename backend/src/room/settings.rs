@@ -1,8 +1,10 @@
 //! What a facilitator chooses for a room (`shared::protocol::room::Settings`), each value of a
-//! change checked with a message that names the field and says what is accepted; the seats of a
-//! show, a participant's name and the actor name it suggests.
+//! change checked with a message that names the field and says what is accepted (a defence
+//! that does not fit the kind of round is refused, saying which do); the seats of a show, the
+//! section of a general-admission round, a participant's name and the actor name it suggests.
 
 use shared::protocol::room::{Change, Settings};
+use shared::schedule::Shape;
 use shared::Defence;
 
 use super::error::RoomError;
@@ -20,18 +22,45 @@ pub const ROOM_DEFENCES: &[Defence] = &[
     Defence::RedisHold,
 ];
 
+/// The kinds of round a room plays.
+pub const ROOM_KINDS: &[Shape] = &[Shape::Seats, Shape::GeneralAdmission];
+
 pub const MAX_SEATS: i32 = 500;
+pub const MAX_TICKETS: i32 = 500;
+/// The one section of a general-admission round (`sections.section_id`).
+pub const SECTION: &str = "floor";
 pub const MAX_GAP_MS: i32 = 5000;
 pub const MAX_HOLD_SECONDS: i32 = 3600;
 
 /// `settings` with `change` applied, or what is wrong with it (the field, and what it accepts).
 pub fn apply(settings: &Settings, change: Change) -> Result<Settings, RoomError> {
     let mut s = settings.clone();
+    if let Some(k) = change.kind {
+        s.kind = kind(&k)?;
+    }
     if let Some(n) = change.seats {
         s.seats = within("seats", n, 1, MAX_SEATS as i64, "seats")? as i32;
     }
+    if let Some(n) = change.tickets {
+        s.tickets = within("tickets", n, 1, MAX_TICKETS as i64, "tickets")? as i32;
+    }
+    let defence_changed = change.defence.is_some();
     if let Some(d) = change.defence {
         s.defence = offered(&d)?;
+    }
+    if let Some(why) = unfit(s.defence, s.kind) {
+        // The field to fix is the one the change sent: the defence, or the kind that no longer
+        // fits the defence the room had.
+        let field = if defence_changed { "defence" } else { "kind" };
+        let fitting: Vec<&str> = ROOM_DEFENCES
+            .iter()
+            .filter(|d| d.fits(s.kind))
+            .map(|d| d.id())
+            .collect();
+        return Err(RoomError::invalid(
+            field,
+            format!("{why}: choose one that does: {}", fitting.join(", ")),
+        ));
     }
     if let Some(g) = change.gap_ms {
         s.gap_ms = within("gap_ms", g, 0, MAX_GAP_MS as i64, "milliseconds")? as i32;
@@ -46,6 +75,49 @@ pub fn apply(settings: &Settings, change: Change) -> Result<Settings, RoomError>
         s.duplicate_payments = d;
     }
     Ok(s)
+}
+
+/// The kind of round spelled `id`, or a refusal that lists them.
+fn kind(id: &str) -> Result<Shape, RoomError> {
+    ROOM_KINDS
+        .iter()
+        .copied()
+        .find(|k| k.id() == id)
+        .ok_or_else(|| {
+            let ids: Vec<&str> = ROOM_KINDS.iter().map(|k| k.id()).collect();
+            RoomError::invalid(
+                "kind",
+                format!(
+                    "{:?} is not a kind of round a room plays: use {}",
+                    id.chars().take(32).collect::<String>(),
+                    ids.join(" or ")
+                ),
+            )
+        })
+}
+
+/// The kind of round an options query asks about (`kind=general_admission`; numbered seats
+/// without one), or a refusal naming the field.
+pub fn kind_of_query(query: Option<&str>) -> Result<Shape, RoomError> {
+    let asked = query
+        .unwrap_or("")
+        .split('&')
+        .find_map(|pair| pair.strip_prefix("kind="));
+    asked.map_or(Ok(Shape::Seats), kind)
+}
+
+/// Why `defence` cannot run a round of `kind`, if it cannot: its program holds, pays or
+/// inserts a ticket per seat, and a general-admission round has one count and no seat.
+pub fn unfit(defence: Defence, kind: Shape) -> Option<String> {
+    if defence.fits(kind) {
+        return None;
+    }
+    let what = match kind {
+        Shape::Seats => "a round of numbered seats",
+        Shape::GeneralAdmission => "a general-admission round, which has no seat to hold",
+        Shape::Balance | Shape::RateLimit | Shape::Coupon => "this kind of round",
+    };
+    Some(format!("{} does not fit {what}", defence.title()))
 }
 
 /// The defence a room offers spelled `id`, or a refusal that lists them.
@@ -189,5 +261,38 @@ mod tests {
             },
         );
         assert_eq!(e.unwrap().defence, Defence::RedisHold);
+    }
+
+    #[test]
+    fn a_general_admission_round_takes_only_the_defences_that_fit_it() {
+        let ga = |defence: Option<&str>| Change {
+            kind: Some("general_admission".into()),
+            tickets: Some(3),
+            defence: defence.map(str::to_string),
+            ..Change::default()
+        };
+        let s = apply(&Settings::default(), ga(Some("check_then_act"))).unwrap();
+        assert_eq!((s.kind, s.tickets), (Shape::GeneralAdmission, 3));
+        for d in ROOM_DEFENCES {
+            let fits = apply(&Settings::default(), ga(Some(d.id()))).is_ok();
+            assert_eq!(fits, d.fits(Shape::GeneralAdmission), "{d}");
+        }
+        let e = apply(&Settings::default(), ga(Some("unique_constraint"))).unwrap_err();
+        assert!(e.to_string().starts_with("defence: "), "{e}");
+        assert!(e.to_string().contains("check_then_act, transaction"), "{e}");
+        // The default defence fits, and a kind switched under an unfitting one names the kind.
+        assert!(apply(&Settings::default(), ga(None)).is_ok());
+        let holds = Settings {
+            defence: Defence::HoldConfirm,
+            ..Settings::default()
+        };
+        let e = apply(&holds, ga(None)).unwrap_err();
+        assert!(e.to_string().starts_with("kind: "), "{e}");
+        assert_eq!(
+            kind_of_query(Some("kind=general_admission")).unwrap(),
+            Shape::GeneralAdmission
+        );
+        assert_eq!(kind_of_query(None).unwrap(), Shape::Seats);
+        assert!(kind_of_query(Some("kind=balance")).is_err());
     }
 }

@@ -8,6 +8,7 @@ use sha2::{Digest, Sha256};
 use sqlx::{PgPool, Row};
 
 use shared::protocol::room::{Phase, Settings};
+use shared::schedule::Shape;
 use shared::Defence;
 
 use super::error::RoomError;
@@ -28,6 +29,28 @@ pub struct Room {
     pub race_at_ms: Option<i64>,
     /// The server's clock now, ms since the epoch (read with the row).
     pub now_ms: i64,
+    /// What the current round sells, as it was started (the settings' before the first round):
+    /// the settings may have changed for the next one since.
+    pub played: Played,
+}
+
+/// What a round sells: numbered seats, or `tickets` in one section.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Played {
+    pub kind: Shape,
+    pub seats: i32,
+    pub tickets: i32,
+}
+
+impl Played {
+    /// What the round of `settings` sells.
+    pub fn of(settings: &Settings) -> Played {
+        Played {
+            kind: settings.kind,
+            seats: settings.seats,
+            tickets: settings.tickets,
+        }
+    }
 }
 
 impl Room {
@@ -96,8 +119,9 @@ pub async fn create(pool: &PgPool, settings: &Settings) -> Result<(String, Strin
         };
         let inserted = sqlx::query(
             "insert into lastseat_rooms.rooms
-                    (code, secret_hash, seats, defence, gap_ms, hold_seconds, late_payments, duplicate_payments)
-             values ($1, $2, $3, $4, $5, $6, $7, $8) on conflict (code) do nothing",
+                    (code, secret_hash, seats, defence, gap_ms, hold_seconds, late_payments,
+                     duplicate_payments, kind, tickets)
+             values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) on conflict (code) do nothing",
         )
         .bind(&code)
         .bind(hash(&secret))
@@ -107,6 +131,8 @@ pub async fn create(pool: &PgPool, settings: &Settings) -> Result<(String, Strin
         .bind(settings.hold_seconds)
         .bind(settings.late_payments)
         .bind(settings.duplicate_payments)
+        .bind(settings.kind.id())
+        .bind(settings.tickets)
         .execute(pool)
         .await?
         .rows_affected();
@@ -119,31 +145,61 @@ pub async fn create(pool: &PgPool, settings: &Settings) -> Result<(String, Strin
     ))
 }
 
+/// A room's columns, and its current round's kind, seats and tickets (a subquery on the
+/// rounds' primary key; `rooms` is aliased `r`).
 pub(crate) const ROOM_COLUMNS: &str =
-    "code, seats, defence, gap_ms, hold_seconds, late_payments, duplicate_payments, \
-     round, phase, (extract(epoch from race_at) * 1000)::bigint as race_at_ms, \
-     (extract(epoch from clock_timestamp()) * 1000)::bigint as now_ms";
+    "r.code, r.seats, r.defence, r.gap_ms, r.hold_seconds, r.late_payments, r.duplicate_payments, \
+     r.kind, r.tickets, r.round, r.phase, \
+     (extract(epoch from r.race_at) * 1000)::bigint as race_at_ms, \
+     (extract(epoch from clock_timestamp()) * 1000)::bigint as now_ms, \
+     (select jsonb_build_array(p.kind, p.seats, p.tickets) from lastseat_rooms.rounds p \
+       where p.room = r.code and p.n = r.round) as played";
 
 pub(crate) fn room_of(row: &sqlx::postgres::PgRow) -> Result<Room, sqlx::Error> {
     let defence: String = row.try_get("defence")?;
     let phase: String = row.try_get("phase")?;
+    let kind: String = row.try_get("kind")?;
+    let settings = Settings {
+        kind: stored_kind(&kind)?,
+        seats: row.try_get("seats")?,
+        tickets: row.try_get("tickets")?,
+        defence: Defence::parse(&defence).ok_or_else(|| {
+            sqlx::Error::Decode(format!("a room's defence {defence:?} is not a defence").into())
+        })?,
+        gap_ms: row.try_get("gap_ms")?,
+        hold_seconds: row.try_get("hold_seconds")?,
+        late_payments: row.try_get("late_payments")?,
+        duplicate_payments: row.try_get("duplicate_payments")?,
+    };
+    type PlayedRow = (String, i32, Option<i32>);
+    let played = match row.try_get::<Option<sqlx::types::Json<PlayedRow>>, _>("played")? {
+        Some(sqlx::types::Json((kind, seats, tickets))) => Played {
+            kind: stored_kind(&kind)?,
+            seats,
+            tickets: tickets.unwrap_or(settings.tickets),
+        },
+        None => Played::of(&settings),
+    };
     Ok(Room {
         code: row.try_get("code")?,
-        settings: Settings {
-            seats: row.try_get("seats")?,
-            defence: Defence::parse(&defence).ok_or_else(|| {
-                sqlx::Error::Decode(format!("a room's defence {defence:?} is not a defence").into())
-            })?,
-            gap_ms: row.try_get("gap_ms")?,
-            hold_seconds: row.try_get("hold_seconds")?,
-            late_payments: row.try_get("late_payments")?,
-            duplicate_payments: row.try_get("duplicate_payments")?,
-        },
+        settings,
+        played,
         round: row.try_get("round")?,
         phase: stored_phase(&phase)?,
         race_at_ms: row.try_get("race_at_ms")?,
         now_ms: row.try_get("now_ms")?,
     })
+}
+
+/// The kind a room's or a round's row holds (migration 0006 allows these two).
+fn stored_kind(word: &str) -> Result<Shape, sqlx::Error> {
+    match word {
+        "seats" => Ok(Shape::Seats),
+        "general_admission" => Ok(Shape::GeneralAdmission),
+        _ => Err(sqlx::Error::Decode(
+            format!("a room's kind {word:?} is not one").into(),
+        )),
+    }
 }
 
 /// The phase a room's row holds: `lobby`, `race` or `results`.
@@ -161,7 +217,7 @@ fn stored_phase(word: &str) -> Result<Phase, sqlx::Error> {
 /// The room with this code.
 pub async fn load(pool: &PgPool, code: &str) -> Result<Room, RoomError> {
     let row = sqlx::query(&format!(
-        "select {ROOM_COLUMNS} from lastseat_rooms.rooms where code = $1"
+        "select {ROOM_COLUMNS} from lastseat_rooms.rooms r where r.code = $1"
     ))
     .bind(code)
     .fetch_optional(pool)
@@ -204,7 +260,8 @@ pub async fn as_facilitator(
 pub async fn save_settings(pool: &PgPool, code: &str, s: &Settings) -> Result<(), RoomError> {
     sqlx::query(
         "update lastseat_rooms.rooms set seats = $2, defence = $3, gap_ms = $4, hold_seconds = $5,
-                late_payments = $6, duplicate_payments = $7, touched_at = now() where code = $1",
+                late_payments = $6, duplicate_payments = $7, kind = $8, tickets = $9,
+                touched_at = now() where code = $1",
     )
     .bind(code)
     .bind(s.seats)
@@ -213,6 +270,8 @@ pub async fn save_settings(pool: &PgPool, code: &str, s: &Settings) -> Result<()
     .bind(s.hold_seconds)
     .bind(s.late_payments)
     .bind(s.duplicate_payments)
+    .bind(s.kind.id())
+    .bind(s.tickets)
     .execute(pool)
     .await?;
     Ok(())

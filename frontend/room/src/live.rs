@@ -179,6 +179,23 @@ pub fn Countdown(live: Live) -> impl IntoView {
     }
 }
 
+/// A round's settings in words, for the facilitator and the projector: the defence, what the
+/// round sells, the gap (and the hold, on seats).
+pub fn settings_words(s: &shared::protocol::room::Settings) -> String {
+    let (defence, gap) = (s.defence.title(), s.gap_ms);
+    if s.kind.is_counter() {
+        format!(
+            "{defence} on general admission of {} tickets, gap {gap} ms",
+            s.tickets
+        )
+    } else {
+        format!(
+            "{defence} on numbered seats, gap {gap} ms, holds of {} s",
+            s.hold_seconds
+        )
+    }
+}
+
 /// The phase in words, for the facilitator and the projector.
 pub fn phase_words(live: Live) -> String {
     live.read(|s| {

@@ -8,6 +8,7 @@ mod new_room;
 mod phone;
 mod projector;
 mod seats;
+mod section;
 
 fn main() {
     leptos::mount::mount_to_body(app::App);

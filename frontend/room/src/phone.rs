@@ -1,5 +1,5 @@
-//! A participant's phone (`/room/{code}`), 375 px first: pick a name, then the seat map, one
-//! line of their own state in words (`shared::view::room`, from the server's state and its
+//! A participant's phone (`/room/{code}`), 375 px first: pick a name, then the seat map (or, in a
+//! general-admission round, the section and "Buy a ticket"), one line of their own state in words (`shared::view::room`, from the server's state and its
 //! answer to their last request, ticking down from the deadline the server set), Pay and
 //! Cancel. Every way of leaving lets go of a live hold: Cancel; Back, closing the tab or any
 //! other navigation away (a request that outlives the page); and timing out, which the

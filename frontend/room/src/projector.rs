@@ -1,13 +1,14 @@
 //! The projector (`/room/{code}/projector`), legible from the back of a room: the join code,
-//! the 3-2-1, the big seat map, the scoreboard (seats sold, double bookings, tickets the unique
-//! key refused, refunds owed, holds never released) and the live feed of every request: who,
+//! the 3-2-1, the big seat map (or a general-admission round's section: tickets left, sold of how
+//! many, oversold), the scoreboard (seats sold, double bookings, tickets the unique key refused,
+//! refunds owed, holds never released; tickets sold and oversold) and the live feed of every request: who,
 //! the SQL it ran, what PostgreSQL answered and how long it took.
 
 use leptos::prelude::*;
 use shared::protocol::room::{FeedRow, Scoreboard};
 
 use crate::app::title;
-use crate::live::{phase_words, Countdown, Live, Lobby, Reconnecting};
+use crate::live::{phase_words, settings_words, Countdown, Live, Lobby, Reconnecting};
 use crate::seats::RoomMap;
 
 /// A row of the scoreboard: its test id's key, what it counts, and its count.
@@ -15,10 +16,10 @@ type Score = (&'static str, &'static str, fn(&Scoreboard) -> u64);
 
 /// The scoreboard's rows, the first good news, the rest bad.
 const SCORES: [Score; 5] = [
-    ("sold", "seats sold", |s| s.sold),
+    ("sold", "tickets sold", |s| s.sold),
     (
         "double_bookings",
-        "double bookings: two people told they got one seat",
+        "double bookings: told yes to a seat or ticket already sold",
         |s| s.double_bookings,
     ),
     (
@@ -43,16 +44,8 @@ pub fn ProjectorPage(code: String) -> impl IntoView {
     let score =
         move |count: fn(&Scoreboard) -> u64| live.read(|s| count(&s.scoreboard)).unwrap_or(0);
     let settings = move || {
-        live.read(|s| {
-            let s = &s.settings;
-            format!(
-                "defence: {} · gap {} ms · holds of {} s",
-                s.defence.title(),
-                s.gap_ms,
-                s.hold_seconds
-            )
-        })
-        .unwrap_or_default()
+        live.read(|s| settings_words(&s.settings))
+            .unwrap_or_default()
     };
     view! {
         <main class="projector">

@@ -1,10 +1,13 @@
 //! The room's seat map, in the chapters' look (`stage.css`): every seat as the server's state
-//! has it, with the holder's name; on a phone each seat is a button that taps it.
+//! has it, with the holder's name; on a phone each seat is a button that taps it. In a
+//! general-admission round the state has no seat, and the stage faces the section
+//! (`section.rs`).
 
 use leptos::prelude::*;
 use shared::protocol::room::{Seat, SeatStatus};
 
 use crate::live::Live;
+use crate::section::section;
 
 /// The seat's state class and word (the chapters' legend: free, held, sold).
 fn look(seat: &Seat) -> (&'static str, &'static str) {
@@ -60,6 +63,7 @@ pub fn RoomMap(
     view! {
         <figure class=class data-testid="room-map" aria-label="Seat map">
             <div class="stage-bar" aria-hidden="true">"stage"</div>
+            {move || live.read(|s| s.counter.clone()).flatten().map(|c| section(c, big, tap, can_tap))}
             <div class="seats">
                 {move || seats.get().into_iter().map(|seat| {
                     let mine = me.is_some() && seat.actor == me;

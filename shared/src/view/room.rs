@@ -1,10 +1,11 @@
 //! A live room's phone in one line of words: what the participant holds and for how long, what
-//! the server answered their last request, sold out, the countdown. Derived from the room's
+//! the server answered their last request, sold out, the countdown; in a general-admission
+//! round, whether they got a ticket and whether any is left. Derived from the room's
 //! state as the server sends it (`GET /api/rooms/{code}`), the server's answer to the phone's
 //! last request, and the server's clock as the phone estimates it; nothing else. The room's
 //! page renders it, and the tests check it against a real server's state.
 
-use crate::protocol::room::{Phase, RoomState, Seat, SeatStatus};
+use crate::protocol::room::{Counter, Phase, RoomState, Seat, SeatStatus};
 
 /// What the phone asked the server for last.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,6 +34,8 @@ pub struct Phone<'a> {
     /// This phone's actor name (the join's answer).
     pub me: &'a str,
     pub seats: &'a [Seat],
+    /// A general-admission round's section (none in a round of seats).
+    pub counter: Option<&'a Counter>,
     /// Whether the round's defence books when its holder pays (its program has a payment).
     pub pays: bool,
     /// When the race opens, on the server's clock (ms since the epoch).
@@ -90,6 +93,7 @@ impl<'a> Phone<'a> {
             round: state.round,
             me,
             seats: &state.seats,
+            counter: state.counter.as_ref(),
             pays: state.settings.defence.pays(),
             race_at_ms: state.race_at_ms,
             now_ms,
@@ -178,7 +182,10 @@ impl<'a> Phone<'a> {
             let text = format!("your hold on {} ran out{again}", ids.join(", "));
             return Line::says(text, Tone::Bad);
         }
-        let sold_out = !self.seats.iter().any(Seat::free);
+        // A general-admission round has no seat: it is sold out when its count is.
+        let sold_out = self
+            .counter
+            .map_or_else(|| !self.seats.iter().any(Seat::free), Counter::sold_out);
         if let Some(a) = answer {
             // A refused tap in a show with no seat left: the news is that it is sold out.
             let refused = a.asked == Asked::Tap && !a.holding;
@@ -193,15 +200,26 @@ impl<'a> Phone<'a> {
                 return Line::says(a.message.clone(), tone);
             }
         }
+        let ga = self.counter.is_some();
         if sold_out {
-            Line::says("sold out: every seat is taken".into(), Tone::Bad)
+            let text = if ga {
+                "sold out: no tickets left"
+            } else {
+                "sold out: every seat is taken"
+            };
+            Line::says(text.into(), Tone::Bad)
         } else if over {
             Line::says(
                 "the round is over: wait for the next one".into(),
                 Tone::Wait,
             )
         } else {
-            Line::says("go: tap a free seat".into(), Tone::Act)
+            let text = if ga {
+                "go: buy a ticket"
+            } else {
+                "go: tap a free seat"
+            };
+            Line::says(text.into(), Tone::Act)
         }
     }
 }

@@ -1,11 +1,12 @@
 //! What the live room's pages ask for beside the room API: the choices a facilitator has
-//! before a room exists (`GET /api/rooms/options`: every defence a room offers, in words, with
-//! the Redis one marked unavailable and why, and the bounds of every setting), and a finished
+//! before a room exists (`GET /api/rooms/options[?kind=general_admission]`: every defence a room
+//! offers, in words, with the Redis one marked unavailable and why, and, for the kind of round
+//! asked about, those that do not fit it and why; and the bounds of every setting), and a finished
 //! round as a link into the sandbox (`GET /api/rooms/{code}/rounds/{n}/sandbox`: the round's
 //! schedule in `shared::link`'s token, checked the way the page will open it, and the
 //! statements that were in flight at once).
 
-use axum::extract::Path;
+use axum::extract::{Path, RawQuery};
 use axum::Json;
 use shared::link::{self, View};
 use shared::protocol::room::{DefenceOption, Limits, Options, RoundLink, RoundOverlap, Settings};
@@ -24,14 +25,17 @@ use crate::room::{schedule, store};
 const SANDBOX_SCENARIO: &str = "ch5-three-buyers";
 
 /// `GET /api/rooms/options`: every defence a room offers (its title, summary, whether it takes
-/// a payment, and why it is unavailable if it is), the defaults and the bounds.
-pub async fn options(Api(api): Api) -> Result<Json<Options>, ApiError> {
+/// a payment, and why it is unavailable if it is: Redis away, or, with `?kind=`, a defence that
+/// does not fit that kind of round), the defaults and the bounds.
+pub async fn options(Api(api): Api, RawQuery(query): RawQuery) -> Result<Json<Options>, ApiError> {
+    let kind = settings::kind_of_query(query.as_deref())?;
     let redis = api.rooms.redis.check().await.err();
     let defences = ROOM_DEFENCES
         .iter()
         .map(|&name| DefenceOption {
             name,
-            unavailable: name.needs_redis().then(|| redis.clone()).flatten(),
+            unavailable: settings::unfit(name, kind)
+                .or_else(|| name.needs_redis().then(|| redis.clone()).flatten()),
         })
         .collect();
     Ok(Json(Options {
@@ -39,6 +43,7 @@ pub async fn options(Api(api): Api) -> Result<Json<Options>, ApiError> {
         defaults: Settings::default(),
         limits: Limits {
             seats: settings::MAX_SEATS,
+            tickets: settings::MAX_TICKETS,
             gap_ms: settings::MAX_GAP_MS,
             hold_seconds: settings::MAX_HOLD_SECONDS,
             bots: MAX_BOTS,

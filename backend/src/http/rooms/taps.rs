@@ -1,5 +1,6 @@
 //! A participant's requests (their own token as `Authorization: Bearer`, rate-limited): a tap
-//! on seats, a payment, a cancel; each answered with the phone's words and every step.
+//! on seats (or, in a general-admission round, for one ticket), a payment, a cancel; each
+//! answered with the phone's words and every step.
 
 use axum::Json;
 use shared::protocol::room::{Reply, Tap};
@@ -8,14 +9,14 @@ use super::extract::{Api, Body, Participant, RoomCode};
 use crate::http::error::ApiError;
 use crate::room::error::RoomError;
 use crate::room::request::Kind;
-use crate::room::settings::seat_ids;
+use crate::room::settings::{seat_ids, SECTION};
 use crate::room::store::Room;
 
 /// The most seats one tap may take at once.
 pub const MAX_TAP_SEATS: usize = 4;
 
 /// `POST /api/rooms/{code}/taps` `{"seats": ["A7"]}`: the defence's program for these seats, up
-/// to its payment.
+/// to its payment. In a general-admission round `{"seats": []}` asks for one ticket.
 pub async fn tap(
     Api(api): Api,
     RoomCode(code): RoomCode,
@@ -29,8 +30,19 @@ pub async fn tap(
     Ok(Json(reply))
 }
 
-/// A tap on `seats`, checked against `room`'s show: sorted, each named once.
+/// A tap on `seats`, checked against `room`'s show: sorted, each named once. In a
+/// general-admission round, a tap asks for one ticket of the section and names no seat.
 fn tapped(room: &Room, seats: Vec<String>) -> Result<Kind, RoomError> {
+    if room.played.kind.is_counter() {
+        return if seats.is_empty() || seats == [SECTION] {
+            Ok(Kind::Tap(vec![SECTION.to_string()]))
+        } else {
+            Err(RoomError::invalid(
+                "seats",
+                "this round sells general admission, without numbered seats: send \"seats\": [] to ask for one ticket",
+            ))
+        };
+    }
     let all = seat_ids(room.settings.seats);
     if seats.is_empty() || seats.len() > MAX_TAP_SEATS {
         return Err(RoomError::invalid(

@@ -65,7 +65,7 @@ fn begin_sql() -> String {
             where room = t.code and n = t.num
            ) as p
 ), r as (
-    select {columns} from lastseat_rooms.rooms where code in (select code from req)
+    select {columns} from lastseat_rooms.rooms r where r.code in (select code from req)
 ), settling as (
     select req.k from req join r on r.code = req.code
      where exists (select from unnest($4::text[], $5::int[], $6::int[]) as s(code, round, n)

@@ -109,8 +109,8 @@ impl Attempts {
         let (settlement, outcome) = match ran {
             Ok(ran) => {
                 let s = &room.settings;
-                let message =
-                    words::message(s.defence, s.hold_seconds, &kind, ran.holding, &ran.done);
+                let rules = (s.defence, s.hold_seconds, room.played.kind);
+                let message = words::message(rules, &kind, ran.holding, &ran.done);
                 answered(ran, kind, message, pending, lease)
             }
             Err(e) => (Settlement::untouched(pending, lease), Err(e)),

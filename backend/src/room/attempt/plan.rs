@@ -1,5 +1,6 @@
 //! Which operations a request carries out: a tap runs the room's defence up to its payment, a
-//! payment runs the rest (delivered twice if the room says so), a cancel releases the hold.
+//! payment runs the rest (delivered twice if the room says so), a cancel releases the hold (a
+//! general-admission round has none: its ticket is sold on the tap).
 
 use shared::schedule::{Condition, Op};
 
@@ -41,6 +42,11 @@ pub(super) fn plan(
                 }
             }
             (ops, vec![])
+        }
+        Kind::Cancel if room.played.kind.is_counter() => {
+            return Err(RoomError::Conflict(
+                "a general-admission ticket is sold on the tap: there is no hold to cancel".into(),
+            ))
         }
         Kind::Cancel => {
             let release = if s.defence.needs_redis() {

@@ -83,6 +83,15 @@ impl Runner {
         let (new, left) = plan(room, kind, pending)?;
         let first_new = history.len();
         let mut request = Request::rebuilt(self, room, who, &history, new)?;
+        if room.played.kind.is_counter()
+            && matches!(kind, Kind::Tap(_))
+            && request.clients.actors[0].holding
+        {
+            // The round counts the buyers told yes against its tickets: one each.
+            return Err(RoomError::Conflict(
+                "you have a ticket already: one per phone".into(),
+            ));
+        }
         let mut done: Vec<Done> = Vec::new();
         let mut fault = None;
         for i in first_new..request.program.len() {
@@ -237,7 +246,8 @@ impl<'a> Request<'a> {
         let c = self.conn.as_mut().expect("a connection");
         let failed = matches!(op, Op::Commit) && self.clients.actors[0].failed;
         phases::ROUND_TRIPS.count(1);
-        let ran = exec::run(c, op, statement, failed, clock).await;
+        let scenario = self.schedule.scenario();
+        let ran = exec::run(c, op, statement, failed, clock, scenario).await;
         phases::STATEMENT.since(self.started);
         match ran {
             Ok((result, seen)) => {

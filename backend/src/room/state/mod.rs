@@ -1,7 +1,9 @@
 //! What every screen shows (`shared::protocol::room::RoomState`): the room's phase and countdown,
-//! the seat map (read with `shared::sql`'s snapshot statements), who joined, the feed of every
-//! request (who, the SQL, what PostgreSQL answered, how long it took) and the scoreboard.
+//! the seat map (read with `shared::sql`'s snapshot statements) or a general-admission round's
+//! section (`counter.rs`), who joined, the feed of every request (who, the SQL, what PostgreSQL
+//! answered, how long it took) and the scoreboard.
 
+mod counter;
 mod room_reads;
 mod seats;
 
@@ -46,11 +48,17 @@ impl Reader {
         // Sent at once: the round's seats (on its pool, `seats.rs`) and the room's people,
         // scoreboard and feed (`room_reads.rs`), so that the state costs two round trips, not
         // ten.
-        let (round, reads) = futures::try_join!(
+        let (round, left, reads) = futures::try_join!(
             seats::read(&self.pools, &room),
+            counter::read(&self.pools, &room),
             room_reads::read(&self.pool, &self.joined, &room, clock)
         )?;
         let map = seats::map(&room, round, &reads.joined.actors, clock);
+        let counter = room
+            .played
+            .kind
+            .is_counter()
+            .then(|| counter::of(&room, left, reads.tickets_told));
         let redis_unavailable = if room.settings.defence.needs_redis() {
             self.redis.check().await.err()
         } else {
@@ -69,13 +77,16 @@ impl Reader {
                 names: reads.joined.names.clone(),
             },
             scoreboard: Scoreboard {
-                sold: map.sold,
-                double_bookings: reads.double,
+                // In a general-admission round: the buyers told yes, and those beyond the
+                // tickets there were (the verdict's double booking on a counter).
+                sold: counter.as_ref().map_or(map.sold, |c| c.sold),
+                double_bookings: counter.as_ref().map_or(reads.double, |c| c.oversold),
                 unique_refusals: reads.refused,
                 refunds_owed: map.refunds,
                 holds_never_released: map.never_released,
             },
             seats: map.seats,
+            counter,
             feed: reads.feed.into_iter().map(feed_row).collect(),
             code: room.code,
             round: room.round,

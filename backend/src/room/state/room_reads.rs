@@ -29,7 +29,8 @@ const NAMES: i64 = 200;
 /// and, only if it is not `$6` (what this process counted last, `joined.rs`), the people and
 /// bots, the first names and every participant's name by actor (for the seat map's holders);
 /// the double bookings (seats two participants are told they have at once, at clock `$4`), the
-/// tickets the unique key refused, and the feed's latest requests.
+/// tickets the unique key refused, the buyers told they have a ticket (a general-admission
+/// round's sold), and the feed's latest requests.
 /// Each is a subquery that keeps the index it had as a statement of its own (migration 0003's);
 /// a subquery in a `case` branch not taken is never run.
 const ROOM_READS: &str = "
@@ -52,6 +53,8 @@ select m.last_n,
            as double,
        (select count(*) from lastseat_rooms.requests
          where room = $1 and round = $3 and result->>'code' = '23505') as refused,
+       (select count(*) from lastseat_rooms.told where room = $1 and round = $3 and booked)
+           as tickets_told,
        (select coalesce(jsonb_agg(jsonb_build_array(f.actor, f.name, f.op, f.sql, f.result, f.ms)
                                   order by f.id desc), '[]')
           from (select r.id, r.actor, p.name, r.op->>'op' as op, r.sql, r.result,
@@ -71,6 +74,7 @@ type RoomReads = (
     Option<sqlx::types::Json<HashMap<String, String>>>,
     i64,
     i64,
+    i64,
     sqlx::types::Json<Vec<FeedRead>>,
 );
 
@@ -81,6 +85,8 @@ pub struct Reads {
     pub double: u64,
     /// Tickets the unique key refused.
     pub refused: u64,
+    /// Participants told they have a ticket (booked seats, or a general-admission ticket).
+    pub tickets_told: u64,
     pub feed: Vec<FeedRead>,
 }
 
@@ -94,7 +100,7 @@ pub async fn read(
 ) -> Result<Reads, RoomError> {
     let mut known = cache.last_n(&room.code);
     loop {
-        let (last_n, people, bots, names, actors, double, refused, feed) =
+        let (last_n, people, bots, names, actors, double, refused, tickets_told, feed) =
             sqlx::query_as::<_, RoomReads>(ROOM_READS)
                 .bind(&room.code)
                 .bind(NAMES)
@@ -126,6 +132,7 @@ pub async fn read(
                     joined,
                     double: double as u64,
                     refused: refused as u64,
+                    tickets_told: tickets_told as u64,
                     feed: feed.0,
                 })
             }

@@ -44,10 +44,11 @@ fn tickets_and_refunds() -> String {
     )
 }
 
-/// Reads the seats of `room`'s round: two statements sent at once on the round's pool.
+/// Reads the seats of `room`'s round: two statements sent at once on the round's pool (none in
+/// a general-admission round).
 pub async fn read(pools: &Pools, room: &Room) -> Result<Option<Round>, RoomError> {
     static TICKETS_AND_REFUNDS: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    if room.round == 0 {
+    if room.round == 0 || room.played.kind.is_counter() {
         return Ok(None);
     }
     let pool = pools.of(&room.schema());
@@ -81,11 +82,15 @@ pub fn map(
         refunds,
     }) = round
     else {
+        // A general-admission round has no seat to show; before the first round, the seats of
+        // the first.
+        let seats = if room.played.kind.is_counter() {
+            0
+        } else {
+            room.settings.seats
+        };
         return SeatMap {
-            seats: seat_ids(room.settings.seats)
-                .into_iter()
-                .map(Seat::available)
-                .collect(),
+            seats: seat_ids(seats).into_iter().map(Seat::available).collect(),
             sold: 0,
             never_released: 0,
             refunds: 0,

@@ -1,36 +1,24 @@
-//! The next round's settings (the defence, the gap, the hold, payments that land late or are
-//! delivered twice) and the bots, for the facilitator: the choices are the server's own, each
-//! defence shown by its title.
+//! The next round's settings (numbered seats or general admission and its tickets, the defence,
+//! the gap, the hold, payments that land late or are delivered twice) and the bots, for the
+//! facilitator: the choices are the server's own, each defence shown by its title, those that do
+//! not fit the kind of round chosen disabled with the server's reason.
 
 use leptos::prelude::*;
-use shared::protocol::room::{Bots, Change, Options, Released, Settings as Chosen, SettingsNow};
+use shared::protocol::room::{Bots, Change, Options, Released, SettingsNow};
 
 use super::Host;
 use crate::api;
+use crate::live::settings_words;
 
 #[component]
 pub fn Settings(host: Host) -> impl IntoView {
     let live = host.live;
     let options = RwSignal::new(None::<Options>);
-    leptos::task::spawn_local(async move {
-        let got = api::get("/api/rooms/options").await;
-        if let Ok(v) = got.and_then(|text| api::read::<Options>(&text)) {
-            options.set(Some(v));
-        }
-    });
     let redis_why = move || live.read(|s| s.redis_unavailable.clone()).flatten();
-    let summary = move |s: Chosen| {
-        format!(
-            "Now: {}, gap {} ms, holds of {} s",
-            s.defence.title(),
-            s.gap_ms,
-            s.hold_seconds
-        )
-    };
     view! {
         <section class="settings-card" aria-labelledby="settings-h">
             <h2 id="settings-h">"Between rounds"</h2>
-            <p class="muted">{move || live.read(|s| summary(s.settings.clone()))}</p>
+            <p class="muted">{move || live.read(|s| format!("Now: {}", settings_words(&s.settings)))}</p>
             {move || redis_why().map(|why| view! { <p class="room-error" role="alert">{why}</p> })}
             <NextRound host options />
             <BotsForm host options />
@@ -38,10 +26,22 @@ pub fn Settings(host: Host) -> impl IntoView {
     }
 }
 
+/// Fetches the options for a round of `kind`: the server says which defences fit it.
+fn load_options(options: RwSignal<Option<Options>>, kind: &str) {
+    let url = format!("/api/rooms/options?kind={kind}");
+    leptos::task::spawn_local(async move {
+        if let Ok(v) = api::get(&url).await.and_then(|t| api::read::<Options>(&t)) {
+            options.set(Some(v));
+        }
+    });
+}
+
 /// The next round's settings, starting from the room's.
 #[component]
 fn NextRound(host: Host, options: RwSignal<Option<Options>>) -> impl IntoView {
     let live = host.live;
+    let kind = RwSignal::new(String::new());
+    let tickets = RwSignal::new(String::new());
     let defence = RwSignal::new(String::new());
     let gap = RwSignal::new(String::new());
     let hold = RwSignal::new(String::new());
@@ -53,6 +53,9 @@ fn NextRound(host: Host, options: RwSignal<Option<Options>>) -> impl IntoView {
         let Some(s) = now.filter(|_| done != Some(true)) else {
             return done.unwrap_or(false);
         };
+        kind.set(s.kind.id().to_string());
+        load_options(options, s.kind.id());
+        tickets.set(s.tickets.to_string());
         defence.set(s.defence.id().to_string());
         gap.set(s.gap_ms.to_string());
         hold.set(s.hold_seconds.to_string());
@@ -64,6 +67,8 @@ fn NextRound(host: Host, options: RwSignal<Option<Options>>) -> impl IntoView {
         ev.prevent_default();
         let number = |s: RwSignal<String>| s.get_untracked().trim().parse::<i64>().ok();
         let change = Change {
+            kind: Some(kind.get_untracked()),
+            tickets: number(tickets),
             defence: Some(defence.get_untracked()),
             gap_ms: number(gap),
             hold_seconds: number(hold),
@@ -73,16 +78,22 @@ fn NextRound(host: Host, options: RwSignal<Option<Options>>) -> impl IntoView {
         };
         host.post("settings", api::json(&change), |text| {
             let s = api::read::<SettingsNow>(text)?.settings;
-            Ok(format!(
-                "the next round uses {} with a gap of {} ms and holds of {} s",
-                s.defence.title(),
-                s.gap_ms,
-                s.hold_seconds
-            ))
+            Ok(format!("the next round uses {}", settings_words(&s)))
         });
     };
     view! {
         <form class="room-form" on:submit=apply>
+            <label for="kind">"What the next round sells"</label>
+            <select id="kind" data-testid="kind" prop:value=move || kind.get() on:change=move |ev| {
+                let k = event_target_value(&ev);
+                load_options(options, &k);
+                kind.set(k);
+            }>
+                <option value="seats">"Numbered seats"</option>
+                <option value="general_admission">"General admission: a count of tickets"</option>
+            </select>
+            <label for="host-tickets">"Tickets, in a general-admission round"</label>
+            <input id="host-tickets" data-testid="tickets" type="number" min="1" prop:value=move || tickets.get() on:input=move |ev| tickets.set(event_target_value(&ev)) />
             <label for="defence">"Defence for the next round"</label>
             <select id="defence" data-testid="defence" on:change=move |ev| defence.set(event_target_value(&ev))>
                 {move || options.with(|o| o.as_ref().map(|o| o.defences.clone()).unwrap_or_default())

@@ -11,8 +11,10 @@ pub use calls::{
     Bots, Created, Join, Joined, PhaseNow, Released, Reply, RoundLink, RoundOverlap, SettingsNow,
     Start, Started, Step, Tap,
 };
-pub use settings::{Change, DefenceOption, Limits, Options, Settings};
-pub use state::{FeedRow, Named, Participants, Phase, RoomState, Scoreboard, Seat, SeatStatus};
+pub use settings::{Change, DefenceOption, Limits, Options, Settings, DEFAULT_TICKETS};
+pub use state::{
+    Counter, FeedRow, Named, Participants, Phase, RoomState, Scoreboard, Seat, SeatStatus,
+};
 
 #[cfg(test)]
 mod tests;

@@ -4,13 +4,28 @@
 use serde::ser::SerializeStruct;
 use serde::{Deserialize, Serialize, Serializer};
 
+use crate::schedule::Shape;
 use crate::Defence;
+
+/// The tickets of a general-admission round unless the facilitator says otherwise.
+pub const DEFAULT_TICKETS: i32 = 100;
+
+fn default_tickets() -> i32 {
+    DEFAULT_TICKETS
+}
 
 /// A room's settings.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Settings {
-    /// Seats in the show.
+    /// What a round sells: numbered seats (`seats`), or a count of tickets in one section
+    /// (`general_admission`).
+    #[serde(default)]
+    pub kind: Shape,
+    /// Seats in the show (a round of numbered seats).
     pub seats: i32,
+    /// Tickets in the section (a general-admission round).
+    #[serde(default = "default_tickets")]
+    pub tickets: i32,
     pub defence: Defence,
     /// The pause between a check and its write, in milliseconds.
     pub gap_ms: i32,
@@ -24,7 +39,9 @@ pub struct Settings {
 impl Default for Settings {
     fn default() -> Settings {
         Settings {
+            kind: Shape::Seats,
             seats: 8,
+            tickets: DEFAULT_TICKETS,
             defence: Defence::AtomicUpdate,
             gap_ms: 0,
             hold_seconds: 60,
@@ -40,7 +57,10 @@ impl Default for Settings {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Change {
+    /// `seats` or `general_admission`.
+    pub kind: Option<String>,
     pub seats: Option<i64>,
+    pub tickets: Option<i64>,
     pub defence: Option<String>,
     pub gap_ms: Option<i64>,
     pub hold_seconds: Option<i64>,
@@ -48,7 +68,9 @@ pub struct Change {
     pub duplicate_payments: Option<bool>,
 }
 
-/// What a facilitator chooses from: every defence a room offers, the defaults and the bounds.
+/// What a facilitator chooses from: every defence a room offers (each marked unavailable, and
+/// why, when it cannot run now or does not fit the kind of round asked about), the defaults and
+/// the bounds.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Options {
     pub defences: Vec<DefenceOption>,
@@ -83,6 +105,9 @@ impl Serialize for DefenceOption {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Limits {
     pub seats: i32,
+    /// The most tickets a general-admission round sells.
+    #[serde(default)]
+    pub tickets: i32,
     pub gap_ms: i32,
     pub hold_seconds: i32,
     pub bots: i64,

@@ -26,7 +26,11 @@ pub struct RoomState {
     /// Bots of the server still racing.
     pub bots_racing: u64,
     pub participants: Participants,
+    /// Every seat of a round of numbered seats (none in a general-admission round).
     pub seats: Vec<Seat>,
+    /// The section's count in a general-admission round (none in a round of seats).
+    #[serde(default)]
+    pub counter: Option<Counter>,
     pub scoreboard: Scoreboard,
     /// The latest requests, newest first.
     pub feed: Vec<FeedRow>,
@@ -124,6 +128,27 @@ impl SeatStatus {
         ]
         .into_iter()
         .find(|s| s.word() == word)
+    }
+}
+
+/// A general-admission round's section: one row counting the tickets left, and what the
+/// buyers were told. `left` is the row as PostgreSQL holds it: a decrement sent after a stale
+/// check takes it below zero. `sold` counts the buyers told they got a ticket; `oversold` those
+/// told so beyond the `tickets` there were ("103 sold of 100": 3 oversold).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Counter {
+    /// The section's key (`sections.section_id`).
+    pub section: String,
+    pub tickets: i32,
+    pub left: i64,
+    pub sold: u64,
+    pub oversold: u64,
+}
+
+impl Counter {
+    /// Whether a buyer could still be told yes by a correct defence: a ticket is left.
+    pub fn sold_out(&self) -> bool {
+        self.left <= 0
     }
 }
 

@@ -26,6 +26,7 @@ fn state() -> RoomState {
             }],
         },
         seats: vec![Seat::available("A1".into())],
+        counter: None,
         scoreboard: Scoreboard::default(),
         feed: vec![FeedRow {
             who: "Ana".into(),
@@ -52,6 +53,7 @@ fn the_state_has_the_keys_the_screens_read() {
             "bots_racing",
             "clock",
             "code",
+            "counter",
             "feed",
             "now_ms",
             "participants",
@@ -135,5 +137,39 @@ fn a_change_refuses_unknown_keys_and_an_option_says_the_defence_in_words() {
     assert_eq!(
         serde_json::from_value::<DefenceOption>(wire).unwrap(),
         option
+    );
+}
+
+#[test]
+fn a_general_admission_round_carries_its_kind_its_tickets_and_its_counter() {
+    let mut s = state();
+    s.settings.kind = crate::schedule::Shape::GeneralAdmission;
+    s.settings.tickets = 100;
+    s.seats = vec![];
+    s.counter = Some(Counter {
+        section: "floor".into(),
+        tickets: 100,
+        left: -3,
+        sold: 103,
+        oversold: 3,
+    });
+    let v = serde_json::to_value(&s).unwrap();
+    assert_eq!(v["settings"]["kind"], "general_admission");
+    assert_eq!(v["settings"]["tickets"], 100);
+    assert_eq!(
+        v["counter"],
+        json!({"section": "floor", "tickets": 100, "left": -3, "sold": 103, "oversold": 3})
+    );
+    assert_eq!(serde_json::from_value::<RoomState>(v).unwrap(), s);
+    // Settings written before there was a choice are a round of seats with the default tickets.
+    let old: Settings = serde_json::from_value(json!({"seats": 8, "defence": "atomic_update",
+        "gap_ms": 0, "hold_seconds": 60, "late_payments": false, "duplicate_payments": false}))
+    .unwrap();
+    assert_eq!(old, Settings::default());
+    let change: Change =
+        serde_json::from_value(json!({"kind": "general_admission", "tickets": 3})).unwrap();
+    assert_eq!(
+        (change.kind.as_deref(), change.tickets),
+        (Some("general_admission"), Some(3))
     );
 }

@@ -1,7 +1,7 @@
 //! Every state a phone can be in, worded: data in, the line out.
 
 use super::*;
-use crate::protocol::room::{Phase, RoomState, Seat, SeatStatus};
+use crate::protocol::room::{Counter, Phase, RoomState, Seat, SeatStatus};
 
 const RACE_AT: i64 = 1_000_000;
 
@@ -31,6 +31,7 @@ fn phone<'a>(phase: Phase, seats: &'a [Seat], last: Option<&'a Answer>, now: i64
         round: 1,
         me: "ana",
         seats,
+        counter: None,
         pays: true,
         race_at_ms: Some(RACE_AT),
         now_ms: now,
@@ -184,4 +185,59 @@ fn the_phone_reads_the_servers_state() {
     assert!(line.can_pay);
     assert_eq!(clock_words(61_000), "1:01");
     assert_eq!(clock_words(-5), "0:00");
+}
+
+fn section(tickets: i32, left: i64, sold: u64) -> Counter {
+    Counter {
+        section: "floor".into(),
+        tickets,
+        left,
+        sold,
+        oversold: sold.saturating_sub(tickets as u64),
+    }
+}
+
+fn ga<'a>(phase: Phase, counter: &'a Counter, last: Option<&'a Answer>) -> Line {
+    let mut p = phone(phase, &[], last, RACE_AT + 1_000);
+    p.counter = Some(counter);
+    p.pays = false;
+    p.line()
+}
+
+#[test]
+fn a_general_admission_phone_says_go_a_ticket_or_sold_out() {
+    let open = section(3, 3, 0);
+    let go = ga(Phase::Race, &open, None);
+    assert_eq!((go.text.as_str(), go.tone), ("go: buy a ticket", Tone::Act));
+    assert!(!go.can_pay && !go.can_cancel && go.holding.is_empty());
+    let got = answer(Asked::Tap, true, "you got a ticket");
+    let line = ga(Phase::Race, &section(3, 2, 1), Some(&got));
+    assert_eq!(
+        (line.text.as_str(), line.tone),
+        ("you got a ticket", Tone::Good)
+    );
+    // A ticket stays news once the section is sold out, and oversold.
+    let line = ga(Phase::Results, &section(3, -2, 5), Some(&got));
+    assert_eq!(line.text, "you got a ticket");
+    // A refusal while tickets are left says why; once none is left, sold out is the news.
+    let busy = answer(
+        Asked::Tap,
+        false,
+        "someone else was buying at that very moment: try again",
+    );
+    assert_eq!(
+        ga(Phase::Race, &section(3, 1, 2), Some(&busy)).text,
+        busy.message
+    );
+    let line = ga(Phase::Race, &section(3, 0, 3), Some(&busy));
+    assert_eq!(
+        (line.text.as_str(), line.tone),
+        ("sold out: no tickets left", Tone::Bad)
+    );
+    assert_eq!(
+        ga(Phase::Race, &section(3, 0, 3), None).text,
+        "sold out: no tickets left"
+    );
+    let over = ga(Phase::Results, &section(3, 1, 2), None);
+    assert_eq!(over.text, "the round is over: wait for the next one");
 }
