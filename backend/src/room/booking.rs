@@ -110,7 +110,11 @@ async fn create_round_now(main: &PgPool, schema: &str, played: Played) -> Result
     simple(&mut tx, sql::SCHEMA_DDL).await?;
     let seats = match played.kind {
         Shape::Seats => played.seats,
-        Shape::GeneralAdmission | Shape::Balance | Shape::RateLimit | Shape::Coupon => {
+        Shape::GeneralAdmission
+        | Shape::Balance
+        | Shape::RateLimit
+        | Shape::Coupon
+        | Shape::Username => {
             if let Some(table) = sql::counter::table(played.kind) {
                 sqlx::query(&table.insert(Database::Postgresql))
                     .bind(SECTION)

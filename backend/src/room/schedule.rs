@@ -66,7 +66,11 @@ fn scenario(hold: i64, played: Played, seats: &[String]) -> Scenario {
     };
     let seats = match played.kind {
         Shape::Seats => seats.iter().map(|id| row(id, None)).collect(),
-        Shape::GeneralAdmission | Shape::Balance | Shape::RateLimit | Shape::Coupon => {
+        Shape::GeneralAdmission
+        | Shape::Balance
+        | Shape::RateLimit
+        | Shape::Coupon
+        | Shape::Username => {
             vec![row(SECTION, Some(played.tickets.into()))]
         }
     };

@@ -115,7 +115,7 @@ pub fn unfit(defence: Defence, kind: Shape) -> Option<String> {
     let what = match kind {
         Shape::Seats => "a round of numbered seats",
         Shape::GeneralAdmission => "a general-admission round, which has no seat to hold",
-        Shape::Balance | Shape::RateLimit | Shape::Coupon => "this kind of round",
+        Shape::Balance | Shape::RateLimit | Shape::Coupon | Shape::Username => "this kind of round",
     };
     Some(format!("{} does not fit {what}", defence.title()))
 }
