@@ -101,6 +101,7 @@ pub(super) const CHAPTER: Chapter = Chapter {
         shape("A balance", &BALANCE),
         shape("A rate limit", &RATE_LIMIT),
         shape("A single-use coupon", &COUPON),
+        one!("A checkout left half-way", "shapes-abandoned-checkout"),
     ],
     editable: false,
     matrix: MatrixTable::Shapes,
@@ -125,7 +126,13 @@ mod tests {
 
     #[test]
     fn each_part_runs_its_shape_under_every_fitting_defence() {
-        for part in CHAPTER.parts {
+        // The checkout left half-way is a program of its own, not a defence: the last part.
+        let (shapes, checkout) = CHAPTER.parts.split_at(CHAPTER.parts.len() - 1);
+        assert_eq!(
+            checkout[0].variants[0].scenario,
+            "shapes-abandoned-checkout"
+        );
+        for part in shapes {
             assert_eq!(part.variants.len(), FITTING.len());
             for (v, d) in part.variants.iter().zip(FITTING) {
                 let b = crate::scenarios::get(v.scenario).expect("built-in");
