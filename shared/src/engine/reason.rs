@@ -160,7 +160,10 @@ fn unmet(e: &Cx<'_>, op: &Op, d: &Done) -> String {
             "{what}: the last attempt did not fail with a serialization failure (40001), a deadlock (40P01) or a busy row (55P03), so there is nothing to retry"
         ),
         (false, true) => format!("{what}: the transaction it belongs to did not start"),
-        (false, false) => format!("{what}: the application was never told the seats are held"),
+        (false, false) => match crate::counter_words::CounterWords::of(e.schedule.scenario()) {
+            Some(c) => format!("{what}: the application was never told it got {}", c.request()),
+            None => format!("{what}: the application was never told the seats are held"),
+        },
     }
 }
 
