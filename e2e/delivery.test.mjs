@@ -19,12 +19,15 @@ const CHAPTERS = [1, 2, 3, 4, 5, 6];
 /** Issue 7's goal for a first visit, reported as a figure; and the budget the page is held to,
  *  so that it cannot grow unnoticed. Lower the budget as the page shrinks; never raise it without
  *  saying why. (Issue 22 raised it to 375 KiB for InnoDB's model, then brought it back by
- *  leaving that model out of the first bundle.) */
+ *  leaving that model out of the first bundle. Issue 23 raised it again to 367 KiB: the shapes'
+ *  model, words and picture (counters, usernames, chapter 6) add about 23 KB to every chapter's
+ *  first visit, 373,556 B for chapter 1; the goal stays 350 KiB and is missed until they move
+ *  to a bundle of their own, as InnoDB's model did.) */
 const FIRST_VISIT_GOAL = 350 * 1024;
-const FIRST_VISIT_BUDGET = 350 * 1024;
+const FIRST_VISIT_BUDGET = 367 * 1024;
 /** The bundle with InnoDB's model too, loaded for a link on InnoDB or when a reader asks for it:
- *  about 20 KB more than the first. */
-const INNODB_VISIT_BUDGET = 375 * 1024;
+ *  about 20 KB more than the first (issue 23: 395,493 B, see above). */
+const INNODB_VISIT_BUDGET = 388 * 1024;
 
 const browser = useBrowser();
 
