@@ -24,8 +24,9 @@ import { BASE_URL, SCREENSHOTS, useBrowser, visitBytes } from './browser.mjs';
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 /** The room pages' first visit over the wire (HTML with its inline style sheets, JS glue,
  *  wasm). Measured at 117,354 bytes when it was set; lower it as the pages shrink, never raise
- *  it without saying why. */
-const ROOM_BUDGET = 128 * 1024;
+ *  it without saying why. (Issue 23 raised it from 128 KiB: general-admission rounds and the
+ *  counters' words in `shared` brought the page to 131,087 bytes.) */
+const ROOM_BUDGET = 129 * 1024;
 const DESKTOP = { width: 1280, height: 900 };
 const PHONE = { width: 375, height: 812 };
 
