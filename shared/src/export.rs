@@ -96,19 +96,6 @@ impl Sent<'_> {
         self.entry.and_then(|e| e.trace.completed_after)
     }
 
-    /// An error's message as the database prints it on this run's tables: the model names the
-    /// seats' table in a row lock's refusal, and on a counter's rows the relation is the
-    /// counter's own (`sections`, `accounts`…).
-    fn message(&self, message: &str) -> String {
-        match self
-            .counter
-            .and_then(|c| crate::sql::counter::table(c.kind()))
-        {
-            Some(t) => message.replace("\"show_seats\"", &format!("\"{}\"", t.name)),
-            None => message.to_string(),
-        }
-    }
-
     fn waited(&self) -> bool {
         self.completed_after() != Some(self.k)
     }

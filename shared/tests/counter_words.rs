@@ -414,3 +414,40 @@ fn a_bounded_decrement_finds_too_little_and_a_used_coupon_says_so() {
         "SAVE50 was already used"
     );
 }
+
+/// The phone's memory lines (what the application remembers, what it was told it got) speak
+/// the counter's words at every step of every counter built-in under every fitting defence.
+#[test]
+fn a_phones_memory_of_a_counter_speaks_its_shape() {
+    use shared::counter_words::CounterWords;
+    let mut lines = 0;
+    for b in shared::scenarios::all() {
+        let kind = b.file.scenario.kind;
+        if !kind.is_counter() {
+            continue;
+        }
+        for d in shared::Defence::ALL.into_iter().filter(|d| d.fits(kind)) {
+            let schedule = shared::Schedule::parse(b.file_with_defence(Some(d))).unwrap();
+            let Ok(trace) = shared::engine::simulate(&schedule) else {
+                continue;
+            };
+            let outcome = shared::assess::assess(&schedule, trace);
+            let counter = CounterWords::of(schedule.scenario());
+            for step in 0..=outcome.entries.len() {
+                for (name, memory) in shared::view::memories(&schedule, &outcome, step) {
+                    for line in [memory.remembers(counter), memory.told_words(counter)] {
+                        lines += 1;
+                        for word in [" seat", " free", " taken", "theirs"] {
+                            assert!(
+                                !line.contains(word),
+                                "{} with {d}, step {step}, {name}: {line:?} says {word:?}",
+                                b.id
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(lines > 500, "too few lines checked: {lines}");
+}

@@ -505,6 +505,7 @@ const GOALS: &[(&str, Option<bool>, bool)] = &[
     ("shapes-balance", Some(true), true),
     ("shapes-rate_limit", Some(true), true),
     ("shapes-coupon", Some(true), true),
+    ("shapes-abandoned-checkout", Some(true), true),
 ];
 
 #[test]

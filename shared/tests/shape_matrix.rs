@@ -72,7 +72,7 @@ fn checking_apart_from_the_write_oversells_every_shape_and_the_conditional_write
     assert!(
         atomic
             .summary
-            .contains("updated no rows: too little was left"),
+            .contains("found less than 100 and updated no rows"),
         "{}",
         atomic.summary
     );

@@ -32,6 +32,8 @@ pub fn Phones() -> impl IntoView {
                         .ok()
                         .map(|o| model::phone(s, o, &name, step));
                     let memory = memories.remove(&name).unwrap_or_default();
+                    let counter = shared::counter_words::CounterWords::of(s.scenario());
+                    let memory = (memory.remembers(counter), memory.told_words(counter));
                     (lane, name, phone, memory)
                 })
                 .collect::<Vec<_>>()
@@ -47,21 +49,7 @@ pub fn Phones() -> impl IntoView {
                         let (text, tone, tone_name, yours, until) = phone
                             .map(|p| (p.text, p.tone.class(), p.tone.name(), p.yours.join(" "), p.until))
                             .unwrap_or_default();
-                        let remembers = match (memory.free.is_empty(), memory.taken.is_empty()) {
-                            (true, true) => "nothing yet".to_string(),
-                            (false, true) => format!("{} free", memory.free.join(", ")),
-                            (true, false) => format!("{} taken", memory.taken.join(", ")),
-                            (false, false) => format!(
-                                "{} free, {} taken",
-                                memory.free.join(", "),
-                                memory.taken.join(", ")
-                            ),
-                        };
-                        let told = match memory.told.as_slice() {
-                            [] => "no seat".to_string(),
-                            [one] => format!("{one} is theirs"),
-                            many => format!("{} are theirs", many.join(", ")),
-                        };
+                        let (remembers, told) = memory;
                         view! {
                             <li
                                 class=format!("phone buyer-{lane} {tone}")

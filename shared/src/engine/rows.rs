@@ -145,10 +145,7 @@ impl Engine<'_> {
             self.race();
         }
         match r.kind {
-            Kind::Lock(Wait::Nowait) => Visit::Fail(error(
-                SqlState::LockNotAvailable,
-                "could not obtain lock on row in relation \"show_seats\"",
-            )),
+            Kind::Lock(Wait::Nowait) => Visit::Fail(self.lock_not_available()),
             Kind::Lock(Wait::SkipLocked) => {
                 r.facts.push(seat as u8, Fact::Skipped);
                 Visit::Done(None)
@@ -175,10 +172,7 @@ impl Engine<'_> {
         holder: TxId,
     ) -> Visit {
         if matches!(r.kind, Kind::Lock(Wait::Nowait)) {
-            return Visit::Fail(error(
-                SqlState::LockNotAvailable,
-                "could not obtain lock on row in relation \"show_seats\"",
-            ));
+            return Visit::Fail(self.lock_not_available());
         }
         if matches!(r.kind, Kind::Lock(Wait::SkipLocked)) {
             r.facts.push(seat as u8, Fact::Skipped);
@@ -234,6 +228,17 @@ impl Engine<'_> {
         r.count += 1;
         r.facts.push(seat as u8, Fact::Took);
         Visit::Done(Some(target))
+    }
+
+    /// NOWAIT's 55P03, naming the table of the scenario's rows as PostgreSQL does (a counter's
+    /// own table, or `show_seats`).
+    fn lock_not_available(&self) -> StepResult {
+        let table = crate::sql::counter::table(self.schedule.scenario().kind)
+            .map_or("show_seats", |t| t.name);
+        error(
+            SqlState::LockNotAvailable,
+            &format!("could not obtain lock on row in relation \"{table}\""),
+        )
     }
 
     /// Notes that the current entry's outcome depends on a race between PostgreSQL sessions.

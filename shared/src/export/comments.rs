@@ -75,9 +75,15 @@ pub(super) fn unmet_words(sent: &Sent<'_>, condition: Condition) -> String {
         Condition::Failed => format!(
             "Skipped: a retry, and {name}'s last attempt did not fail with 40001, 40P01 or 55P03, so {name} does not try again."
         ),
-        _ => format!(
-            "Skipped: {name} does this only while it holds its seats (\"if\": \"held\"), and it was not told it has them."
-        ),
+        _ => match sent.counter {
+            Some(c) => format!(
+                "Skipped: {name} does this only once told it got {} (\"if\": \"held\"), and it was not.",
+                c.request()
+            ),
+            None => format!(
+                "Skipped: {name} does this only while it holds its seats (\"if\": \"held\"), and it was not told it has them."
+            ),
+        },
     }
 }
 

@@ -241,6 +241,50 @@ pub struct Memory {
     pub told: Vec<String>,
 }
 
+impl Memory {
+    /// What the application remembers, for a person: "A7 free, A8 taken", or on a counter's
+    /// rows in its shape's words ("a ticket left in GA", "less than 100 in the joint account").
+    pub fn remembers(&self, counter: Option<CounterWords>) -> String {
+        let (free, taken): (Vec<String>, Vec<String>) = match counter {
+            Some(c) => (
+                self.free.iter().map(|id| c.enough_in(id)).collect(),
+                self.taken.iter().map(|id| c.short(id)).collect(),
+            ),
+            None => {
+                let group = |ids: &[String], how: &str| {
+                    (!ids.is_empty())
+                        .then(|| format!("{} {how}", ids.join(", ")))
+                        .into_iter()
+                        .collect()
+                };
+                (group(&self.free, "free"), group(&self.taken, "taken"))
+            }
+        };
+        let all = [free, taken].concat();
+        if all.is_empty() {
+            "nothing yet".to_string()
+        } else {
+            all.join(", ")
+        }
+    }
+
+    /// What the application was told it got, for a person: "A7 is theirs", or on a counter's
+    /// rows in its shape's words ("100 withdrawn from the joint account").
+    pub fn told_words(&self, counter: Option<CounterWords>) -> String {
+        match (counter, self.told.as_slice()) {
+            (None, []) => "no seat".to_string(),
+            (None, [one]) => format!("{one} is theirs"),
+            (None, many) => format!("{} are theirs", many.join(", ")),
+            (Some(_), []) => "nothing yet".to_string(),
+            (Some(c), rows) => rows
+                .iter()
+                .map(|id| c.got(id))
+                .collect::<Vec<_>>()
+                .join(", "),
+        }
+    }
+}
+
 /// Every buyer's `Memory` at the playhead, by actor name.
 pub fn memories(schedule: &Schedule, outcome: &Outcome, step: usize) -> BTreeMap<String, Memory> {
     let clients = crate::export::clients_at(schedule, outcome, step);

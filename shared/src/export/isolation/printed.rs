@@ -11,7 +11,7 @@ pub(super) fn result(sent: &Sent<'_>, outcome: &Outcome) -> String {
         return "ERROR:  canceling statement due to statement timeout\n".to_string();
     };
     if let StepResult::Error { message, .. } = result {
-        return format!("ERROR:  {}\n", sent.message(message));
+        return format!("ERROR:  {}\n", message);
     }
     let table_of = sent
         .counter

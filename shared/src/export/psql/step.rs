@@ -128,7 +128,7 @@ fn answer(sent: &Sent<'_>, hold: Option<&Param>, outcome: &Outcome, unit: ClockU
         .map(|e| &e.trace.tables);
     match (sent.op, result) {
         (_, StepResult::Error { code, message }) => {
-            format!("ERROR: {} ({code})", sent.message(message))
+            format!("ERROR: {} ({code})", message)
         }
         (_, StepResult::RolledBack) => "ROLLBACK (the transaction had failed)".to_string(),
         (Op::Begin { .. }, _) => "BEGIN".to_string(),
@@ -193,7 +193,7 @@ fn mysql_answer(
         (_, StepResult::Error { code, message }) => format!(
             "ERROR {code} ({}): {}",
             code.mysql_sqlstate().unwrap_or("HY000"),
-            sent.message(message)
+            message
         ),
         (Op::Begin { .. } | Op::Commit | Op::Rollback, _) => {
             "Query OK, 0 rows affected".to_string()
