@@ -113,16 +113,12 @@ pub fn counters_at(schedule: &Schedule, outcome: &Outcome, step: usize) -> Vec<C
         .collect()
 }
 
-/// Where a shape's rows are stored: the table, its key and its value's column (as
-/// `migrations/0004_counters.sql` names them).
+/// Where a shape's rows are stored: the table, its key and its value's column, as the SQL
+/// names them (`sql::counter::table`; seats' own table for a scenario of seats).
 pub fn table(kind: Shape) -> (&'static str, &'static str, &'static str) {
-    match kind {
-        Shape::GeneralAdmission => ("sections", "section_id", "tickets_left"),
-        Shape::Balance => ("accounts", "account_id", "balance"),
-        Shape::RateLimit => ("api_keys", "api_key", "calls_left"),
-        Shape::Coupon => ("coupons", "code", "used"),
-        Shape::Seats | Shape::Username => ("seats", "seat_id", "status"),
-    }
+    crate::sql::counter::table(kind).map_or(("seats", "seat_id", "status"), |t| {
+        (t.name, t.key, t.column)
+    })
 }
 
 /// A stored value as its column holds it: a coupon's `used` is a flag.
