@@ -137,3 +137,12 @@ pub fn cases(db: Database) -> Vec<Case> {
     }
     cases
 }
+
+/// The entries (counted from 1, as the differences count them) whose outcome the model says
+/// the real server leaves to a race (`Trace::races`): sessions one commit woke together, or a
+/// deadlock whose victim the order of their checks picks. A run may go the other way there.
+pub fn races(schedule: &Schedule) -> Vec<usize> {
+    shared::engine::simulate(schedule)
+        .map(|t| t.races.iter().map(|k| k + 1).collect())
+        .unwrap_or_default()
+}
