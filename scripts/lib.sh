@@ -174,20 +174,27 @@ build_frontend() {
     (cd "$ROOT" && env "${std[@]}" trunk build --release)
     # The chapters again with InnoDB's model, which the first bundle leaves out: the server
     # sends this one to an address on InnoDB or asking for it (backend/src/http/html.rs).
-    say "trunk build --release --features innodb (the chapters with InnoDB's model → dist/innodb-page/)"
+    say "trunk build --release --features innodb (the chapters with InnoDB's model and the shapes → dist/innodb-page/)"
     (cd "$ROOT" && env "${std[@]}" trunk build --release --features innodb \
         --dist dist/innodb-page --public-url /innodb-page/)
+    # The chapters with the shapes beyond seats (counters, usernames), which the first bundle
+    # leaves out too: the server sends this one for chapter 6 or a state of another shape.
+    say "trunk build --release --features shapes (the chapters with the shapes → dist/shapes-page/)"
+    (cd "$ROOT" && env "${std[@]}" trunk build --release --features shapes \
+        --dist dist/shapes-page --public-url /shapes-page/)
     # The live room's pages are a bundle of their own, so the chapters' first visit never
     # carries them: built after the chapters (whose build replaces dist/) into dist/room-page/,
     # which the server serves for /room/… (backend/src/http/html.rs).
     say "trunk build --release frontend/room (the live room's pages → dist/room-page/)"
     (cd "$ROOT" && env "${std[@]}" trunk build frontend/room/index.html \
         --release --dist dist/room-page --public-url /room-page/)
-    local wasm room_wasm innodb_wasm
+    local wasm room_wasm innodb_wasm shapes_wasm
     wasm=$(ls "$ROOT"/dist/*.wasm 2>/dev/null | head -n 1)
     [ -n "$wasm" ] || die "trunk wrote no .wasm into dist/"
     innodb_wasm=$(ls "$ROOT"/dist/innodb-page/*.wasm 2>/dev/null | head -n 1)
     [ -n "$innodb_wasm" ] || die "trunk wrote no .wasm into dist/innodb-page/"
+    shapes_wasm=$(ls "$ROOT"/dist/shapes-page/*.wasm 2>/dev/null | head -n 1)
+    [ -n "$shapes_wasm" ] || die "trunk wrote no .wasm into dist/shapes-page/"
     room_wasm=$(ls "$ROOT"/dist/room-page/*.wasm 2>/dev/null | head -n 1)
     [ -n "$room_wasm" ] || die "trunk wrote no .wasm into dist/room-page/"
     # The .br and .gz copies the server sends precompressed (brotli in Rust: no tool to install).
@@ -198,6 +205,7 @@ build_frontend() {
     WASM_GZIP=$(wc -c <"$wasm.gz")
     WASM_BROTLI=$(wc -c <"$wasm.br")
     say "page built: $(basename "$wasm") is $((WASM_RAW / 1024)) KiB, $((WASM_BROTLI / 1024)) KiB brotli, $((WASM_GZIP / 1024)) KiB gzipped"
+    say "with the shapes: $(basename "$shapes_wasm") is $(($(wc -c <"$shapes_wasm") / 1024)) KiB, $(($(wc -c <"$shapes_wasm.br") / 1024)) KiB brotli"
     say "with InnoDB's model: $(basename "$innodb_wasm") is $(($(wc -c <"$innodb_wasm") / 1024)) KiB, $(($(wc -c <"$innodb_wasm.br") / 1024)) KiB brotli"
     say "room pages built: $(basename "$room_wasm") is $(($(wc -c <"$room_wasm") / 1024)) KiB, $(($(wc -c <"$room_wasm.br") / 1024)) KiB brotli"
 }

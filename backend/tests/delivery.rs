@@ -25,6 +25,9 @@ fn dist(name: &str) -> (PathBuf, Vec<u8>) {
     let dir = std::env::temp_dir().join(format!("lastseat-delivery-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("a temporary dist");
     std::fs::write(dir.join("index.html"), INDEX).expect("index.html");
+    // Chapter 6's bundle (the shapes), the same page here.
+    std::fs::create_dir_all(dir.join("shapes-page")).expect("the shapes' folder");
+    std::fs::write(dir.join("shapes-page/index.html"), INDEX).expect("its index.html");
     let wasm: Vec<u8> = (0..200_000u32)
         .map(|i| (i % 251) as u8 ^ (i / 4096) as u8)
         .collect();
@@ -253,5 +256,69 @@ async fn an_address_on_innodb_or_asking_for_it_gets_the_bundle_with_its_model() 
             !html(path.clone()).await.contains("content=\"innodb\""),
             "{path}"
         );
+    }
+}
+
+/// The chapters' third bundle, with the shapes beyond seats: chapter 6, a state of another shape
+/// (a counter in the sandbox) or a request for it, with the same words in it; InnoDB's bundle,
+/// which has the shapes too, wins when the address asks for InnoDB as well.
+#[tokio::test]
+async fn chapter_6_or_a_state_of_another_shape_gets_the_bundle_with_the_shapes() {
+    let (dir, _) = dist("shapes-bundle");
+    for (folder, name) in [("shapes-page", "shapes"), ("innodb-page", "innodb")] {
+        let bundle = dir.join(folder);
+        std::fs::create_dir_all(&bundle).expect("the bundle's folder");
+        let index = INDEX.replace(
+            "<title>",
+            &format!("<meta name=\"bundle\" content=\"{name}\"><title>"),
+        );
+        std::fs::write(bundle.join("index.html"), index).expect("its index.html");
+    }
+    let base = spawn_app(&dir).await;
+    let token = |id: &str, chapter: u8| {
+        let built = shared::scenarios::get(id).expect("a built-in");
+        shared::link::encode(&shared::link::View::of(
+            chapter,
+            built.id,
+            None,
+            &built.schedule(),
+            1,
+        ))
+    };
+    let balance = token("shapes-balance", 5);
+    let seats = token("ch5-three-buyers", 5);
+    let bundle_of = |path: String| {
+        let url = format!("{base}{path}");
+        async move {
+            let response = get(&url, None).await;
+            assert_eq!(response.status(), 200, "{url}");
+            let page = response.text().await.expect("html");
+            let bundle = ["shapes", "innodb"]
+                .into_iter()
+                .find(|b| page.contains(&format!("content=\"{b}\"")));
+            (bundle, page)
+        }
+    };
+    for path in [
+        "/chapter/6".to_string(),
+        "/chapter/6?present=1".to_string(),
+        format!("/chapter/5?s={balance}"),
+        "/chapter/5?with=shapes".to_string(),
+    ] {
+        let (bundle, page) = bundle_of(path.clone()).await;
+        assert_eq!(bundle, Some("shapes"), "{path}");
+        if path.starts_with("/chapter/6") {
+            assert!(page.contains("<title>Chapter 6: "), "{path}: its words");
+        }
+    }
+    let (bundle, _) = bundle_of("/chapter/6?db=innodb".to_string()).await;
+    assert_eq!(bundle, Some("innodb"), "InnoDB's bundle has the shapes too");
+    for path in [
+        "/chapter/5".to_string(),
+        format!("/chapter/5?s={seats}"),
+        "/chapter/5?with=shape".to_string(),
+        "/chapter/60".to_string(),
+    ] {
+        assert_eq!(bundle_of(path.clone()).await.0, None, "{path}");
     }
 }

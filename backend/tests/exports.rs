@@ -479,10 +479,15 @@ impl<'s> Harness<'s> {
                 value: None,
             })
             .collect();
-        let counters = sqlx::query(&sql::counter::snapshot_all())
-            .fetch_all(&mut self.monitor)
-            .await
-            .expect("the counters");
+        // A script of seats creates the booking schema alone (`sql::ddl_of`).
+        let counters = if self.schedule.scenario().kind.is_counter() {
+            sqlx::query(&sql::counter::snapshot_all())
+                .fetch_all(&mut self.monitor)
+                .await
+                .expect("the counters")
+        } else {
+            Vec::new()
+        };
         seats.extend(
             counters
                 .into_iter()

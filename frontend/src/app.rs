@@ -12,6 +12,7 @@ use wasm_bindgen::{JsCast, JsValue};
 
 use crate::chapters;
 use crate::components::{ChapterPage, Home, Nav, NotFound};
+use crate::handover;
 
 /// The address the page shows: its path and its query (with the `?`, or empty).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -170,6 +171,10 @@ fn internal_link(ev: &web_sys::MouseEvent) -> Option<String> {
         return None;
     }
     let (path, search) = (a.pathname(), a.search());
+    if !handover::has_models_for(&path, &search) {
+        // Chapter 6 from the first bundle, say: the server sends the bundle with its models.
+        return None;
+    }
     let here = path == location.pathname().ok()? && search == location.search().ok()?;
     if here && !a.hash().is_empty() {
         // `#content` and the like: the browser scrolls to it.

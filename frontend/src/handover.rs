@@ -6,10 +6,19 @@
 //! lab's whole state is in the address already, so nothing is lost on the way.
 
 use leptos::prelude::*;
-use shared::link::bundle::{SWITCH, WITH};
+use shared::link::bundle::{self, SWITCH, WITH};
 
 /// Whether this build has InnoDB's model.
 pub const WITH_INNODB: bool = cfg!(feature = "innodb");
+
+/// Whether this bundle has the models the address `path` with its query `search` (with its
+/// `?`, or empty) needs: a link to one it has not is opened anew, for the server to send the
+/// bundle that has them (`shared::link::bundle`).
+pub fn has_models_for(path: &str, search: &str) -> bool {
+    let query = search.trim_start_matches('?');
+    (WITH_INNODB || !bundle::needs_innodb(query))
+        && (shared::schedule::SHAPES || !bundle::needs_shapes(path, query))
+}
 
 /// What a reader of the first bundle asked of InnoDB.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -124,7 +124,7 @@ macro_rules! builtin {
 }
 
 #[rustfmt::skip]
-const ALL: &[Listed] = &[
+const SEATS: &[Listed] = &[
     builtin!("ch1-second-request-waits", 1, "The second request waits", "Watch the second UPDATE wait for the row lock, re-check and update no rows.", WaitThenNoRows),
     builtin!("ch1-expired-hold-is-free", 1, "An expired hold frees itself", "Take a seat whose hold ran out, with no sweeper running.", ExpiredHoldTaken),
     builtin!("ch1-confirm-three-answers", 1, "Confirm's three answers", "Move the clock before the confirm: see a ticket, a duplicate webhook answered with the same ticket, or a refund owed.", LateConfirmRefunded),
@@ -152,6 +152,12 @@ const ALL: &[Listed] = &[
     builtin!("ch4-serializable-retry", 4, Defence::SerializableRetry.title(), "Make Omar's first attempt fail with 40001, and watch his app try once more.", RetryRan),
     builtin!("ch4-late-payment", 4, "The hold and the late payment", "Make Adam's late payment take Omar's seat.", LatePaymentTakesSeat),
     builtin!("ch5-three-buyers", 5, "Sandbox", "Find every order that sells A7 more than once.", DoubleBooking),
+];
+
+/// Chapter 6's, in the bundles that have the shapes beyond seats (the `shapes` feature).
+#[cfg(feature = "shapes")]
+#[rustfmt::skip]
+const SHAPES: &[Listed] = &[
     builtin!("shapes-general_admission", 6, "General admission", "Sell the section's last ticket to both buyers: one more told yes than there were tickets.", DoubleBooking),
     builtin!("shapes-balance", 6, "A balance", "Withdraw $100 twice from $150: take the account below zero.", DoubleBooking),
     builtin!("shapes-rate_limit", 6, "A rate limit", "The key has made 9 of its 10 calls: let two more through.", DoubleBooking),
@@ -159,14 +165,23 @@ const ALL: &[Listed] = &[
     builtin!("shapes-abandoned-checkout", 6, "A checkout left half-way", "Lose the last ticket to a checkout nobody finishes.", LostSeat),
 ];
 
+/// Every built-in as listed, chapter by chapter.
+fn listed() -> impl Iterator<Item = &'static Listed> {
+    #[cfg(feature = "shapes")]
+    let shapes = SHAPES;
+    #[cfg(not(feature = "shapes"))]
+    let shapes: &[Listed] = &[];
+    SEATS.iter().chain(shapes)
+}
+
 /// Every built-in scenario, chapter by chapter.
 pub fn all() -> Vec<BuiltIn> {
-    ALL.iter().map(read).collect()
+    listed().map(read).collect()
 }
 
 /// One built-in scenario by id (only its own file is read).
 pub fn get(id: &str) -> Option<BuiltIn> {
-    ALL.iter().find(|entry| entry.0 == id).map(read)
+    listed().find(|entry| entry.0 == id).map(read)
 }
 
 fn read(&(id, chapter, title, goal, check, json): &Listed) -> BuiltIn {

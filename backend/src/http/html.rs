@@ -1,10 +1,11 @@
 //! The page's HTML as it goes out: rendered for its address (`page.rs`) from Trunk's
 //! `index.html`, compressed once (brotli, gzip) and kept until `index.html` changes, sent in
 //! the best encoding the client accepts, with the Content-Security-Policy that allows the
-//! inline script and style sheets it carries by their hashes. The chapters come in two bundles:
-//! Trunk's `dist/index.html` with PostgreSQL's model only, and `dist/innodb-page/` with InnoDB's
-//! too, for an address whose state races on InnoDB or whose query asks for it
-//! (`shared::link::bundle`). The live room's pages are a bundle of their own
+//! inline script and style sheets it carries by their hashes. The chapters come in three
+//! bundles (`shared::link::bundle`): Trunk's `dist/index.html` with PostgreSQL's model of seats
+//! only, `dist/shapes-page/` with the shapes beyond seats too (chapter 6, or a state of another
+//! shape), and `dist/innodb-page/` with InnoDB's model and the shapes, for an address whose
+//! state races on InnoDB or whose query asks for it. The live room's pages are a bundle of their own
 //! (`dist/room-page/`), whose one `index.html` is served the same way.
 
 use std::collections::HashMap;
@@ -51,9 +52,11 @@ type Key = (Bundle, Option<u8>);
 /// The HTML files the server sends, each the start of a bundle of its own.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Bundle {
-    /// The chapters with PostgreSQL's model only: every first visit.
+    /// The chapters with PostgreSQL's model of seats only: every first visit to chapters 1–5.
     Chapters,
-    /// The chapters with InnoDB's model too.
+    /// The chapters with the shapes beyond seats (counters, usernames).
+    WithShapes,
+    /// The chapters with InnoDB's model and the shapes.
     WithInnodb,
     /// The live room's pages.
     Room,
@@ -63,6 +66,7 @@ impl Bundle {
     fn file(self) -> String {
         match self {
             Bundle::Chapters => "index.html".to_string(),
+            Bundle::WithShapes => format!("{SHAPES_DIR}/index.html"),
             Bundle::WithInnodb => format!("{INNODB_DIR}/index.html"),
             Bundle::Room => format!("{ROOM_DIR}/index.html"),
         }
@@ -82,8 +86,12 @@ fn key(bundle: Bundle, page: Prerender) -> Key {
 /// `dist/` so that the chapters' first visit never carries them.
 pub const ROOM_DIR: &str = "room-page";
 
-/// The chapters built with InnoDB's model (`--features innodb`), into this folder of `dist/`.
+/// The chapters built with InnoDB's model (`--features innodb`, the shapes with it), into this
+/// folder of `dist/`.
 pub const INNODB_DIR: &str = "innodb-page";
+
+/// The chapters built with the shapes beyond seats (`--features shapes`), into this folder.
+pub const SHAPES_DIR: &str = "shapes-page";
 
 impl HtmlCache {
     /// `page` rendered from `index`, compressed: from the cache while `index` is the same.
@@ -123,14 +131,14 @@ fn render(page: Prerender, index: String) -> Rendered {
 }
 
 /// The page's HTML for any address the app routes, with that page's words in it: from the
-/// bundle with InnoDB's model if the address needs it.
+/// bundle with the models the address needs.
 pub async fn index(State(state): State<Pages>, request: Request) -> Response {
     let page = Prerender::of(request.uri().path());
     let query = request.uri().query().unwrap_or_default();
-    let bundle = if shared::link::bundle::needs_innodb(query) {
-        Bundle::WithInnodb
-    } else {
-        Bundle::Chapters
+    let bundle = match shared::link::bundle::pick(request.uri().path(), query) {
+        shared::link::bundle::Bundle::First => Bundle::Chapters,
+        shared::link::bundle::Bundle::WithShapes => Bundle::WithShapes,
+        shared::link::bundle::Bundle::WithInnodb => Bundle::WithInnodb,
     };
     send(&state, request, bundle, page).await
 }
@@ -153,8 +161,9 @@ async fn send(state: &Pages, request: Request, bundle: Bundle, page: Prerender) 
             return (
                 StatusCode::NOT_FOUND,
                 [(CONTENT_TYPE, "text/plain; charset=utf-8")],
-                "The page is not built: run scripts/run, which builds its three bundles \
-                 (the chapters, the chapters with InnoDB's model, the live room's pages).",
+                "The page is not built: run scripts/run, which builds its four bundles (the \
+                 chapters, the chapters with the shapes, the chapters with InnoDB's model, the \
+                 live room's pages).",
             )
                 .into_response();
         }

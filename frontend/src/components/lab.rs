@@ -31,6 +31,8 @@ pub fn LabView(lab: Lab) -> impl IntoView {
     let chapter = lab.chapter;
     // A scenario of counters shows its own picture where the seat map stands.
     let counters = Memo::new(move |_| lab.schedule.with(|s| s.scenario().kind.is_counter()));
+    // Known at compile time in the first bundle, which has no counter's picture.
+    let counters = move || shared::schedule::SHAPES && counters.get();
     view! {
         <div class="lab" class:presenter=move || lab.presenter.get()>
             <PartTabs lab />
@@ -41,7 +43,7 @@ pub fn LabView(lab: Lab) -> impl IntoView {
             {chapter.editable.then(|| view! { <Editor /> })}
             <div class="cockpit" id="stage" data-testid="cockpit">
                 <div class="cockpit-map">
-                    {move || if counters.get() {
+                    {move || if counters() {
                         view! { <CounterMap /> }.into_any()
                     } else {
                         view! { <SeatMap /> }.into_any()

@@ -92,6 +92,12 @@ pub fn ChapterPage(n: u8) -> impl IntoView {
     });
     move || {
         let chapter = chapters::chapter(n)?;
+        if chapter.parts.is_empty() {
+            // Chapter 6 in the first bundle, which has not its models: the server sends the
+            // bundle that has them for its address (`shared::link::bundle`), which a plain
+            // click on a link to it loads anew (`app.rs`).
+            return Some(view! { <ElsewherePage chapter /> }.into_any());
+        }
         let present = url.with_untracked(|u| u.query("present")).as_deref() == Some("1");
         let switch = url.with_untracked(|u| handover::asked_to_switch(&u.search));
         Some(
@@ -165,6 +171,21 @@ fn ChapterView(
                 })}
             </nav>
             <Footer />
+        </main>
+    }
+}
+
+/// A chapter whose models this bundle has not: a link that loads the page that has them.
+#[component]
+fn ElsewherePage(chapter: &'static Chapter) -> impl IntoView {
+    view! {
+        <main class="page" data-testid="elsewhere">
+            <h1>{chapter.title}</h1>
+            <p>
+                <a href=format!("/chapter/{}", chapter.number)>
+                    {format!("Open chapter {} with its models", chapter.number)}
+                </a>
+            </p>
         </main>
     }
 }

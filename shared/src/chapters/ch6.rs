@@ -3,8 +3,12 @@
 //! under every defence that fits a counter. After the sandbox, so that every address of the
 //! chapters before it (the live room's "open in the sandbox" among them) stays what it was.
 
+// Without the shapes (the first bundle) only the title, the goal and the matrix's absence are used.
+#![cfg_attr(not(feature = "shapes"), allow(dead_code))]
+
 use super::{Chapter, MatrixTable, Part, Variant};
 use crate::defences::Defence;
+use crate::schedule::SHAPES;
 
 /// The defences that fit a counter, in the order the chooser offers them: every defence whose
 /// program only reads, locks, writes and claims (`Defence::fits`; a test holds the two
@@ -61,20 +65,33 @@ pub(super) const CHAPTER: Chapter = Chapter {
     number: 6,
     title: "The same shape everywhere",
     goal: "Oversell a section, overdraw an account, beat a rate limit and spend a coupon twice. Then find the defences that stop all four.",
-    text: &[
-        "A seat is only one of the things two requests can race for. A username that must \
+    text: TEXT,
+    parts: PARTS,
+    editable: false,
+    // Without the shapes' models (the page's first bundle), chapter 6 is a title and a goal in
+    // the table of contents; its address loads the bundle that has them (`link::bundle`).
+    matrix: if SHAPES {
+        MatrixTable::Shapes
+    } else {
+        MatrixTable::None
+    },
+};
+
+#[cfg(feature = "shapes")]
+const TEXT: &[&str] = &[
+    "A seat is only one of the things two requests can race for. A username that must \
          be unique, a coupon that may be used once, an account that must not go below zero, \
          an API key allowed ten calls a minute, the last ticket of a standing-room section: \
          the code that guards each one looks different, and each one hides the same two \
          steps. First it checks a condition on something shared (the name is free, the \
          coupon is unused, the balance covers the withdrawal, the key has a call left, a \
          ticket is left). Then it acts as if that condition still held.",
-        "Between the two steps another request can do exactly the same. Two checkouts both \
+    "Between the two steps another request can do exactly the same. Two checkouts both \
          find SAVE50 unused and both take the discount. Two withdrawals of $100 both find \
          $150 and both go through, and the account ends at \u{2212}$50. A hundred calls on \
          a key with one call left all read 1, and all hundred are let in. Each request was \
          told the truth when it asked; the answer stopped being true before it acted.",
-        "The cure is the one that saved the seat: make the write carry the condition. \
+    "The cure is the one that saved the seat: make the write carry the condition. \
          \u{201c}Take $100 from the joint account if it has at least $100\u{201d} is one \
          UPDATE whose WHERE says balance >= 100, and that WHERE is the check. A second \
          withdrawal that arrives while the first is uncommitted waits for the row lock; \
@@ -84,30 +101,35 @@ pub(super) const CHAPTER: Chapter = Chapter {
          used\u{201d}. Locking the row first (SELECT \u{2026} FOR UPDATE) works too, at the \
          price of a queue. A transaction at READ COMMITTED changes nothing: its read is as \
          stale as before, and its unconditional UPDATE subtracts from whatever is there.",
-        "Some defences do not fit a counter at all. A unique key can say that A7 has one \
+    "Some defences do not fit a counter at all. A unique key can say that A7 has one \
          ticket, or that one account is called batman, but not that a section holds 400 or \
          that a balance stays above zero. A hold needs a row of its own to sit on.",
-        "That is why general admission is harder than a numbered seat. A hold on a seat's \
+    "That is why general admission is harder than a numbered seat. A hold on a seat's \
          own row carries its owner and its deadline, so when a buyer abandons the checkout \
          the next claim sees the hold has run out and takes the seat, and nothing has to \
          clean up. A single counter of tickets left has nowhere to write whose ticket is \
          pending: lower it when a checkout begins, and a checkout that is abandoned lowers \
-         it for good, until a cleanup job puts the ticket back. (The lab does not play an \
-         abandoned checkout: here every buyer either gets what they asked for or is told \
-         no.) Pick a shape below, then a defence, and look where the second request stops.",
-    ],
-    parts: &[
-        shape("General admission", &GENERAL_ADMISSION),
-        shape("A balance", &BALANCE),
-        shape("A rate limit", &RATE_LIMIT),
-        shape("A single-use coupon", &COUPON),
-        one!("A checkout left half-way", "shapes-abandoned-checkout"),
-    ],
-    editable: false,
-    matrix: MatrixTable::Shapes,
-};
+         it for good, until a cleanup job puts the ticket back. The last part plays one: \
+         a buyer takes the last ticket, the payment is declined, and the buyer walks away. \
+         Pick a shape below, then a defence, and look where the second request stops.",
+];
 
-#[cfg(test)]
+#[cfg(feature = "shapes")]
+const PARTS: &[Part] = &[
+    shape("General admission", &GENERAL_ADMISSION),
+    shape("A balance", &BALANCE),
+    shape("A rate limit", &RATE_LIMIT),
+    shape("A single-use coupon", &COUPON),
+    one!("A checkout left half-way", "shapes-abandoned-checkout"),
+];
+
+#[cfg(not(feature = "shapes"))]
+const TEXT: &[&str] = &[];
+
+#[cfg(not(feature = "shapes"))]
+const PARTS: &[Part] = &[];
+
+#[cfg(all(test, feature = "shapes"))]
 mod tests {
     use super::*;
     use crate::schedule::Shape;

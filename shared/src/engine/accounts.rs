@@ -99,6 +99,10 @@ impl Engine<'_> {
 
     /// A username's `write`: `insert into users`, which nothing refuses or waits for.
     pub(super) fn insert_account(&mut self, r: &mut Running, holder: u8) -> Poll {
+        // Only a username's write is an account: never without the `shapes` feature.
+        if !crate::schedule::SHAPES {
+            unreachable!("an account is inserted only on a username");
+        }
         let seat = r.want.trailing_zeros() as usize;
         if let Some(me) = self.db.txs[r.tx as usize].sx {
             if self.ssi.insert_account(me).is_err() {

@@ -77,10 +77,10 @@ impl Engine<'_> {
         rows.iter()
             .map(|&(seat, v)| {
                 let val = self.db.val(v);
-                if self.names.username {
+                if self.names.username() {
                     return client::seen_taken(&self.names.seats[seat as usize]);
                 }
-                if let Some(take) = self.names.take {
+                if let Some(take) = self.names.take() {
                     return client::seen_counter(&self.names.seats[seat as usize], val.value, take);
                 }
                 let holder = val.holder.map(|h| self.names.names[h as usize].clone());

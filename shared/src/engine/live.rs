@@ -47,7 +47,7 @@ impl LiveSeat {
                 status: val.status,
                 holder: val.holder.map(name),
                 until: val.until,
-                value: names.take.map(|_| val.value),
+                value: names.take().map(|_| val.value),
             }),
             ticket: self.ticket.map(name),
         }

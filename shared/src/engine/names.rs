@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use crate::schedule::{Schedule, SeatStatus};
+use crate::schedule::{Schedule, SeatStatus, SHAPES};
 use crate::sql;
 
 use super::mvcc::SeatVal;
@@ -23,10 +23,10 @@ pub(crate) struct Names {
     pub op_seats: Vec<Vec<u64>>,
     /// The scenario's seats as stored rows.
     pub initial: Vec<SeatVal>,
-    /// On a counter's rows: what one request takes (its rows are read and shown as values).
-    pub take: Option<i64>,
-    /// The rows are usernames (shown as their number of accounts, read as accounts).
-    pub username: bool,
+    /// On a counter's rows: what one request takes (`take`).
+    shape_take: Option<i64>,
+    /// The rows are usernames (`username`).
+    shape_username: bool,
 }
 
 impl Names {
@@ -84,9 +84,26 @@ impl Names {
             no_hold,
             op_seats,
             initial,
-            take: scenario.kind.is_counter().then_some(scenario.take),
-            username: scenario.kind.is_username(),
+            shape_take: scenario.kind.is_counter().then_some(scenario.take),
+            shape_username: scenario.kind.is_username(),
         })
+    }
+
+    /// On a counter's rows: what one request takes (its rows are read and shown as values).
+    /// `None` at compile time without the `shapes` feature, so that a counter's branches of
+    /// the model drop out of the page's first bundle.
+    pub fn take(&self) -> Option<i64> {
+        if SHAPES {
+            self.shape_take
+        } else {
+            None
+        }
+    }
+
+    /// The rows are usernames (shown as their number of accounts, read as accounts); false at
+    /// compile time without the `shapes` feature, as `take`.
+    pub fn username(&self) -> bool {
+        SHAPES && self.shape_username
     }
 
     /// The index of a hold id that the client side names (always one of the interned ones).

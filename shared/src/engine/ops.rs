@@ -63,7 +63,7 @@ impl Engine<'_> {
         };
         let todo = match kind {
             Kind::Book { .. } | Kind::Confirm(_) | Kind::Account | Kind::Ignore { .. } => want,
-            Kind::Lock(_) if self.names.username => want,
+            Kind::Lock(_) if self.names.username() => want,
             // `clock_now()` in its WHERE makes the filter dear: for two seats the planner moves
             // `seat_id = any($2)` into the index condition, so only they are fetched; from three
             // on, the index descents cost more and it scans the whole show again.
@@ -95,7 +95,7 @@ impl Engine<'_> {
                 .fold(0, |m, s| m | 1 << s);
             (r.todo, r.want) = (c.seats, c.seats);
         }
-        if let (Op::Read { .. }, true) = (op, self.names.username) {
+        if let (Op::Read { .. }, true) = (op, self.names.username()) {
             let result = self.read_accounts(&mut r);
             return self.complete(actor, r, result, ev);
         }
@@ -192,7 +192,7 @@ impl Engine<'_> {
     /// Runs `r` as far as it goes: to its end, or to a wait (it is then kept as `actor`'s).
     pub(super) fn drive(&mut self, actor: usize, mut r: Running, ev: &mut Events) {
         let poll = match r.kind {
-            Kind::Lock(_) if self.names.username => self.lock_accounts(actor, &mut r),
+            Kind::Lock(_) if self.names.username() => self.lock_accounts(actor, &mut r),
             Kind::Lock(_) | Kind::Update(_) => self.visit_all(actor, &mut r),
             Kind::Book { hold } => self.insert_tickets(actor, &mut r, hold, actor as u8, false),
             Kind::Ignore { hold } => self.insert_tickets(actor, &mut r, hold, actor as u8, true),

@@ -49,14 +49,14 @@ impl Committed {
                 // A taken username's holder and hold are its claim's, shown in the tickets.
                 holder: v
                     .holder
-                    .filter(|_| !names.username)
+                    .filter(|_| !names.username())
                     .map(|h| names.names[h as usize].clone()),
                 hold_id: v
                     .hold
-                    .filter(|_| !names.username)
+                    .filter(|_| !names.username())
                     .map(|h| names.holds[h as usize].clone()),
                 until: v.until,
-                value: (names.take.is_some() || names.username).then_some(v.value),
+                value: (names.take().is_some() || names.username()).then_some(v.value),
             })
             .collect();
         let mut bookings: Vec<BookingRow> = self

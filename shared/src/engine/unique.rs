@@ -68,7 +68,7 @@ impl Engine<'_> {
                 }
                 return Poll::Done(error(
                     SqlState::UniqueViolation,
-                    if self.names.username {
+                    if self.names.username() {
                         "duplicate key value violates unique constraint \"usernames_pkey\""
                     } else {
                         "duplicate key value violates unique constraint \"booking_seats_show_id_seat_id_key\""

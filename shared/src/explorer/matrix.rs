@@ -101,14 +101,23 @@ pub fn matrix_scenarios() -> &'static [MatrixScenario] {
 
 /// Chapter 6's columns: a seat, then each counter shape, two buyers each.
 pub fn matrix_shape_columns() -> &'static [MatrixScenario] {
-    SHAPE_COLUMNS
+    shape_columns()
+}
+
+/// The shapes matrix's columns; none in a build without the shapes (the page's first bundle).
+fn shape_columns() -> &'static [MatrixScenario] {
+    if crate::schedule::SHAPES {
+        SHAPE_COLUMNS
+    } else {
+        &[]
+    }
 }
 
 /// The column `id` of either matrix.
 pub fn matrix_column(id: &str) -> Option<&'static MatrixScenario> {
     MATRIX_SCENARIOS
         .iter()
-        .chain(SHAPE_COLUMNS)
+        .chain(shape_columns())
         .find(|s| s.id == id)
 }
 
@@ -317,6 +326,12 @@ fn n_orders(n: u64) -> String {
 /// The cell's words, as sentences: how many orders sell the seat twice, and how the others
 /// stopped the buyers who got no seat, with how many orders each (the most common first).
 fn summary(e: &Exploration, ways: &[Way], kind: Shape) -> String {
+    // Seats, at compile time, in a build without the shapes.
+    let kind = if crate::schedule::SHAPES {
+        kind
+    } else {
+        Shape::Seats
+    };
     let (sells, sell) = match kind {
         Shape::Seats | Shape::Username => ("sells the seat twice", "sell the seat twice"),
         Shape::GeneralAdmission => (

@@ -105,7 +105,7 @@ impl Spec<'_, '_> {
                  # statement_timeout (20 s) cancels it.\n",
             );
         }
-        let ddl = sql::SCHEMA_DDL.replace("'{}'", r"E'\x7b\x7d'");
+        let ddl = sql::ddl_of(self.schedule).replace("'{}'", r"E'\x7b\x7d'");
         let setup = setup_sql(self.schedule, schema, &ddl);
         spec.push_str(&format!("\nsetup\n{{\n{}}}\n", indent(&setup)));
         spec.push_str(&format!(

@@ -71,7 +71,7 @@ fn setup_sql(schedule: &Schedule, database: &str) -> String {
     let scenario = schedule.scenario();
     let mut out = format!(
         "drop database if exists `{database}`;\ncreate database `{database}`;\nuse `{database}`;\n\n{}\n",
-        sql::SCHEMA_DDL.trim_end()
+        crate::sql::ddl_of(schedule).trim_end()
     );
     out.push_str(&super::setup::scenario_comment(schedule));
     let line = |sql: &str, params: Vec<Param>| {

@@ -62,7 +62,7 @@ pub fn psql_scripts_in(
     setup.push_str(&setup_sql(
         schedule,
         schema,
-        &without_comments(sql::SCHEMA_DDL),
+        &without_comments(sql::ddl_of(schedule)),
     ));
     if !clock_steps.is_empty() {
         setup.push_str(

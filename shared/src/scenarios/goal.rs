@@ -38,6 +38,7 @@ pub(super) enum Goal {
     /// See a retry (an operation under `"if": "failed"`) run.
     RetryRan,
     /// A seat or a ticket that nobody can get any more.
+    #[cfg_attr(not(feature = "shapes"), allow(dead_code))]
     LostSeat,
 }
 

@@ -268,3 +268,30 @@ mod without_innodb {
         );
     }
 }
+
+/// Run by `cargo test -p shared --no-default-features --lib` (scripts/test): the page's first
+/// bundle refuses a scenario of another shape than seats, naming the field and the page that
+/// has the shapes' models.
+#[cfg(all(test, not(feature = "shapes")))]
+mod without_shapes {
+    use crate::schedule::Schedule;
+
+    #[test]
+    fn a_counter_or_a_username_is_refused_saying_where_to_paste_it() {
+        for kind in ["balance", "username"] {
+            let json = format!(
+                r#"{{"version": 1, "scenario": {{"kind": "{kind}", "seats": [{{"id": "x", "value": 1}}]}},
+                    "actors": {{"adam": {{"defence": "check_then_act"}}}}}}"#
+            );
+            let refused = Schedule::parse_json(&json).unwrap_err();
+            assert_eq!(refused.field, "scenario.kind", "{kind}");
+            assert!(
+                refused.message.contains("/chapter/5?with=shapes"),
+                "{}",
+                refused.message
+            );
+        }
+        assert!(crate::scenarios::all().iter().all(|b| b.chapter != 6));
+        assert!(crate::chapters::chapter(6).is_some_and(|c| c.parts.is_empty()));
+    }
+}

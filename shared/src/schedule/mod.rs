@@ -29,7 +29,7 @@ pub(crate) use decode::EXPECT_KEYS;
 pub use format::{Expect, FinalSeat, ProgramSpec, Scenario, ScheduleFile, SeatSpec, SeatStatus};
 pub use op::{op_value, Condition, Isolation, Now, Op, PayOutcome, Wait};
 pub use order::Stuck;
-pub use shape::{Shape, MAX_VALUE};
+pub use shape::{Shape, MAX_VALUE, SHAPES};
 
 use serde::{Deserialize, Serialize};
 

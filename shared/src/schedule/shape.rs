@@ -18,6 +18,10 @@ use serde::{Deserialize, Serialize};
 
 use super::{Op, Scenario, ScheduleError, SeatStatus};
 
+/// Whether this build has the shapes beyond numbered seats (the `shapes` feature): the page's
+/// first bundle has not, and refuses their scenarios at parse (`check`).
+pub const SHAPES: bool = cfg!(feature = "shapes");
+
 /// The largest value a counter row may start with.
 pub const MAX_VALUE: i64 = 1_000_000;
 
@@ -65,14 +69,17 @@ impl Shape {
         }
     }
 
-    /// Whether the rows are counters (every shape but numbered seats and usernames).
+    /// Whether the rows are counters (every shape but numbered seats and usernames). Without
+    /// the `shapes` feature no such scenario parses, so this is false at compile time and every
+    /// counter's branch (model, SQL, words, picture) is left out of the build.
     pub fn is_counter(self) -> bool {
-        !matches!(self, Shape::Seats | Shape::Username)
+        SHAPES && !matches!(self, Shape::Seats | Shape::Username)
     }
 
-    /// Whether the rows are usernames (accounts created by an insert).
+    /// Whether the rows are usernames (accounts created by an insert); false at compile time
+    /// without the `shapes` feature, as `is_counter`.
     pub fn is_username(self) -> bool {
-        self == Shape::Username
+        SHAPES && self == Shape::Username
     }
 
     /// The default, which a file leaves unsaid.
@@ -136,6 +143,18 @@ pub fn is_one(take: &i64) -> bool {
 /// neither.
 pub(super) fn check(scenario: &Scenario) -> Result<(), ScheduleError> {
     let kind = scenario.kind;
+    if !SHAPES && !kind.is_seats() {
+        return Err(ScheduleError::new(
+            "scenario.kind",
+            format!(
+                "this page was loaded without the models of counters and usernames: open \
+                 /chapter/{}?{}={} (the sandbox with them), then paste the schedule again",
+                crate::link::SANDBOX,
+                crate::link::bundle::WITH_SHAPES.0,
+                crate::link::bundle::WITH_SHAPES.1,
+            ),
+        ));
+    }
     if kind.is_username() {
         return check_username(scenario);
     }

@@ -17,6 +17,10 @@ pub struct Table {
 
 /// The table of a counter shape (`None` for seats).
 pub fn table(kind: Shape) -> Option<Table> {
+    if !kind.is_counter() {
+        // Known at compile time without the `shapes` feature.
+        return None;
+    }
     let (name, key, column) = match kind {
         Shape::Seats | Shape::Username => return None,
         Shape::GeneralAdmission => ("sections", "section_id", "tickets_left"),

@@ -17,6 +17,9 @@ pub const SCHEMA_DDL: &str = concat!(
     include_str!("../../../migrations/innodb/0003_usernames.sql")
 );
 
+/// The booking schema alone (`sql::ddl_of`).
+pub const BOOKING_DDL: &str = include_str!("../../../migrations/innodb/0001_booking.sql");
+
 /// The lock wait timeout of every actor's connection, in seconds (PostgreSQL's
 /// `statement_timeout`): a wait the model calls unbounded ends in 1205 after this long.
 pub const LOCK_WAIT_TIMEOUT_S: u64 = 20;

@@ -22,6 +22,25 @@ pub const SCHEMA_DDL: &str = concat!(
     include_str!("../../../migrations/0005_usernames.sql")
 );
 
+/// The booking schema alone: the tables a race for numbered seats uses.
+pub const BOOKING_DDL: &str = include_str!("../../../migrations/0001_booking.sql");
+
+/// The tables an export of `schedule` creates: the booking schema for numbered seats (all the
+/// page's first bundle carries), every run's whole schema for another shape.
+pub fn ddl_of(schedule: &Schedule) -> &'static str {
+    let kind = schedule.scenario().kind;
+    if kind.is_counter() || kind.is_username() {
+        return match schedule.database() {
+            Database::Postgresql => SCHEMA_DDL,
+            Database::Innodb => innodb::SCHEMA_DDL,
+        };
+    }
+    match schedule.database() {
+        Database::Postgresql => BOOKING_DDL,
+        Database::Innodb => innodb::BOOKING_DDL,
+    }
+}
+
 /// The `deadlock_timeout` of every actor's connection (in `SESSION_SETTINGS`), in ms.
 pub const DEADLOCK_TIMEOUT_MS: u64 = 1000;
 

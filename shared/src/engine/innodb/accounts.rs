@@ -135,6 +135,10 @@ impl Engine<'_> {
     /// A username's `write`: an account inserted at the end of the name's records, after an
     /// insert intention on the supremum's gap.
     pub(super) fn inno_insert_account(&mut self, actor: usize, r: &mut Running) -> Poll {
+        // Only a username's write is an account: never without the `shapes` feature.
+        if !crate::schedule::SHAPES {
+            unreachable!("an account is inserted only on a username");
+        }
         let seat = r.want.trailing_zeros() as usize;
         self.inno.table_lock(r.tx, IX_ACCOUNTS);
         let granted = r.pending.take().is_some();

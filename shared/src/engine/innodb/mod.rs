@@ -264,7 +264,7 @@ impl Engine<'_> {
     pub(super) fn inno_drive(&mut self, actor: usize, mut r: Running, ev: &mut Events) {
         let op = &self.schedule.actors()[actor].program[r.op_index];
         let poll = match (op, r.kind) {
-            (Op::Read { .. } | Op::Lock { .. }, _) if self.names.username => {
+            (Op::Read { .. } | Op::Lock { .. }, _) if self.names.username() => {
                 self.inno_accounts(actor, &mut r)
             }
             (Op::Read { .. }, _) if !self.share_read(actor, &r) => {

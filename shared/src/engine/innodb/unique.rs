@@ -176,7 +176,7 @@ impl Engine<'_> {
 
     /// MariaDB's 1062 for `seat`'s ticket.
     fn duplicate(&self, seat: usize) -> StepResult {
-        if self.names.username {
+        if self.names.username() {
             return error(
                 SqlState::DuplicateEntry,
                 &format!(

@@ -65,14 +65,14 @@ impl Cx {
 /// The statement an operation sends, with the values its SQL binds.
 pub(crate) fn statement(op: &Op, actor: usize, cx: &Cx) -> Kind {
     let holder = actor as u8;
-    if cx.username {
+    if crate::schedule::SHAPES && cx.username {
         match op {
             Op::Write { .. } => return Kind::Account,
             Op::Claim { .. } => return Kind::Ignore { hold: cx.new_hold },
             _ => {}
         }
     }
-    if let Some((take, flag)) = cx.counter {
+    if let (true, Some((take, flag))) = (crate::schedule::SHAPES, cx.counter) {
         match op {
             Op::Claim { .. } | Op::Write { .. } => {
                 let bounded = matches!(op, Op::Claim { .. });
