@@ -270,6 +270,9 @@ test('a general-admission round: phones buy tickets, the projector counts them, 
   assert.equal(await projector.page.locator('[data-testid="tickets-left"]').innerText(), String(2 - got));
   assert.match(await projector.page.locator('[data-testid="oversold"]').innerText(), new RegExp(`^${got - 2} oversold`));
   assert.equal(await projector.page.locator('[data-testid="score-double_bookings"]').innerText(), String(got - 2));
+  // A section has no unique key, hold or payment: the scoreboard counts what it can have.
+  assert.equal(await projector.page.locator('[data-testid="score-unique_refusals"], [data-testid="score-refunds_owed"], [data-testid="score-holds_never_released"]').count(), 0);
+  assert.match(await projector.page.locator('[data-testid="scoreboard"]').innerText(), /oversold: told yes after the last ticket was gone/);
   const feed = await projector.page.locator('[data-testid="feed"] tbody tr').allInnerTexts();
   assert.ok(feed.some((r) => r.includes('tickets_left')), `the feed shows the section's SQL: ${feed}`);
   await shot(projector.page, 'projector-ga-oversold-1280');

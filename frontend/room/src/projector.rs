@@ -1,8 +1,9 @@
 //! The projector (`/room/{code}/projector`), legible from the back of a room: the join code,
 //! the 3-2-1, the big seat map (or a general-admission round's section: tickets left, sold of how
 //! many, oversold), the scoreboard (seats sold, double bookings, tickets the unique key refused,
-//! refunds owed, holds never released; tickets sold and oversold) and the live feed of every request: who,
-//! the SQL it ran, what PostgreSQL answered and how long it took.
+//! refunds owed, holds never released; in a general-admission round tickets sold and oversold
+//! only) and the live feed of every request: who, the SQL it ran, what PostgreSQL answered and
+//! how long it took.
 
 use leptos::prelude::*;
 use shared::protocol::room::{FeedRow, Scoreboard};
@@ -35,6 +36,17 @@ const SCORES: [Score; 5] = [
     ),
 ];
 
+/// A general-admission round's rows: a counter has no unique key, no hold and no payment, so
+/// only what was sold and how far past the last ticket.
+const GA_SCORES: [Score; 2] = [
+    ("sold", "tickets sold", |s| s.sold),
+    (
+        "double_bookings",
+        "oversold: told yes after the last ticket was gone",
+        |s| s.double_bookings,
+    ),
+];
+
 #[component]
 pub fn ProjectorPage(code: String) -> impl IntoView {
     title(&format!("Projector of room {code}"));
@@ -43,6 +55,7 @@ pub fn ProjectorPage(code: String) -> impl IntoView {
     let join = format!("{origin}/room/{code}");
     let score =
         move |count: fn(&Scoreboard) -> u64| live.read(|s| count(&s.scoreboard)).unwrap_or(0);
+    let general_admission = Memo::new(move |_| live.read(|s| s.counter.is_some()).unwrap_or(false));
     let settings = move || {
         live.read(|s| settings_words(&s.settings))
             .unwrap_or_default()
@@ -65,17 +78,22 @@ pub fn ProjectorPage(code: String) -> impl IntoView {
                 <RoomMap live big=true />
                 <section class="scoreboard" aria-labelledby="score-h" data-testid="scoreboard">
                     <h2 id="score-h">"Scoreboard"</h2>
-                    <dl>
-                        {SCORES.iter().enumerate().map(|(i, &(key, words, count))| {
-                            let bad = i > 0;
-                            view! {
-                                <div class=move || { if bad && score(count) > 0 { "score score-bad" } else { "score" } }>
-                                    <dt>{words}</dt>
-                                    <dd data-testid=format!("score-{key}")>{move || score(count)}</dd>
-                                </div>
-                            }
-                        }).collect_view()}
-                    </dl>
+                    {move || {
+                        let scores: &[Score] = if general_admission.get() { &GA_SCORES } else { &SCORES };
+                        view! {
+                            <dl>
+                                {scores.iter().enumerate().map(|(i, &(key, words, count))| {
+                                    let bad = i > 0;
+                                    view! {
+                                        <div class=move || { if bad && score(count) > 0 { "score score-bad" } else { "score" } }>
+                                            <dt>{words}</dt>
+                                            <dd data-testid=format!("score-{key}")>{move || score(count)}</dd>
+                                        </div>
+                                    }
+                                }).collect_view()}
+                            </dl>
+                        }
+                    }}
                 </section>
             </div>
             <Lobby live />
