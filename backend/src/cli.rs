@@ -46,7 +46,8 @@ pub enum Task {
         dir: PathBuf,
     },
     /// Drive a running server's room API with N concurrent buyers: a room with this defence,
-    /// one round, every buyer tapping a random seat (and paying, if the defence has a payment).
+    /// one round, every buyer tapping a random seat (and paying, if the defence has a payment),
+    /// or with `--tickets N` asking for a ticket of a general-admission section.
     Load {
         #[arg(long)]
         defence: String,
@@ -66,6 +67,10 @@ pub enum Task {
         /// keep winning: the winning write path (a claim that takes the seat, then its release).
         #[arg(long)]
         release: bool,
+        /// A general-admission round of this many tickets (1 to 500) instead of numbered seats:
+        /// every buyer asks for a ticket of the section.
+        #[arg(long, conflicts_with_all = ["seats", "release"])]
+        tickets: Option<u32>,
         /// The server.
         #[arg(long, default_value = "http://127.0.0.1:8080")]
         url: String,
@@ -108,6 +113,7 @@ impl Task {
                 gap_ms,
                 duration,
                 release,
+                tickets,
                 url,
             } => {
                 load(backend::load::Load {
@@ -118,6 +124,7 @@ impl Task {
                     gap_ms,
                     duration: duration.map(std::time::Duration::from_secs_f64),
                     release,
+                    tickets,
                 })
                 .await
             }

@@ -39,7 +39,13 @@ pub struct Load {
     pub duration: Option<Duration>,
     /// Each buyer cancels a seat it won at once (the seats stay free, taps keep winning).
     pub release: bool,
+    /// A general-admission round of this many tickets instead of numbered seats: every buyer
+    /// asks for a ticket of the section.
+    pub tickets: Option<u32>,
 }
+
+/// What the report calls a general-admission round's section, where a seat's id would be.
+pub const SECTION: &str = "the section";
 
 /// Runs `load`, printing progress to stderr every second.
 pub async fn run(load: &Load) -> Result<Report, String> {
@@ -50,7 +56,11 @@ pub async fn run(load: &Load) -> Result<Report, String> {
             .map_err(|e| e.to_string())?,
         base: load.url.trim_end_matches('/').to_string(),
     });
-    let settings = json!({ "defence": load.defence, "seats": load.seats, "gap_ms": load.gap_ms });
+    let settings = match load.tickets {
+        Some(tickets) => json!({ "defence": load.defence, "kind": "general_admission",
+                                 "tickets": tickets, "gap_ms": load.gap_ms }),
+        None => json!({ "defence": load.defence, "seats": load.seats, "gap_ms": load.gap_ms }),
+    };
     let room = expect(
         "creating the room",
         client.post("/api/rooms", None, settings).await?,
@@ -70,12 +80,17 @@ pub async fn run(load: &Load) -> Result<Report, String> {
             .await?,
         200,
     )?;
-    let seats: Vec<String> = client.get(&format!("/api/rooms/{code}")).await?["seats"]
-        .as_array()
-        .ok_or("no seats in the room's state")?
-        .iter()
-        .filter_map(|s| s["id"].as_str().map(str::to_string))
-        .collect();
+    // A section's buyers ask for no seat in particular (its one id stands for it in the report).
+    let seats: Vec<String> = match load.tickets {
+        Some(_) => vec![SECTION.to_string()],
+        None => client.get(&format!("/api/rooms/{code}")).await?["seats"]
+            .as_array()
+            .ok_or("no seats in the room's state")?
+            .iter()
+            .filter_map(|s| s["id"].as_str().map(str::to_string))
+            .collect(),
+    };
+    let section = load.tickets.is_some();
     let attempts = Arc::new(AtomicU64::new(0));
     let stop = Arc::new(AtomicBool::new(false));
     let latencies = Arc::new(Mutex::new(Vec::new()));
@@ -137,7 +152,9 @@ pub async fn run(load: &Load) -> Result<Report, String> {
                     if path == "cancel" && !(release && holding) {
                         break;
                     }
-                    let body = if path == "taps" {
+                    let body = if path == "taps" && section {
+                        json!({ "seats": [] })
+                    } else if path == "taps" {
                         json!({ "seats": [seat] })
                     } else {
                         json!({})
@@ -212,6 +229,7 @@ pub async fn run(load: &Load) -> Result<Report, String> {
         elapsed,
         latencies,
         told,
+        tickets: load.tickets,
         scoreboard: state["scoreboard"].clone(),
         to_projector,
         unseen,

@@ -317,6 +317,7 @@ async fn backend_load_drives_the_room_api_and_reports_what_the_buyers_were_told(
         gap_ms: 0,
         duration: None,
         release: false,
+        tickets: None,
     };
     let report = backend::load::run(&load).await.expect("the load run");
     assert_eq!(report.attempts, 6);

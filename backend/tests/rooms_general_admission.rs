@@ -2,7 +2,8 @@
 //! database per test and the real Redis: a section of three under check-then-act with a wide
 //! gap sells more than three and the projector's counter says by how many; the atomic update
 //! and the row lock never oversell under a hundred bots; settings that do not fit are refused
-//! naming the field; a recorded round replays in the model as it happened live.
+//! naming the field; a recorded round replays in the model as it happened live; `backend load
+//! --tickets` races a section and counts the oversold.
 
 mod rooms {
     pub mod support;
@@ -276,4 +277,50 @@ async fn a_general_admission_round_replays_in_the_model_as_it_happened_live() {
         return;
     }
     panic!("three rounds in a row had overlapping statements");
+}
+
+/// `backend load --tickets N`: a general-admission round driven through the room API, what the
+/// buyers were told added up against the section and the server's scoreboard.
+#[tokio::test]
+async fn backend_load_races_a_section_and_counts_the_oversold() {
+    let db = Db::fresh().await;
+    let base = serve(db.pool.clone()).await;
+    for (defence, gap_ms) in [("atomic_update", 0), ("check_then_act", 1000)] {
+        let load = backend::load::Load {
+            url: base.clone(),
+            defence: defence.into(),
+            buyers: 6,
+            seats: 0,
+            gap_ms,
+            duration: None,
+            release: false,
+            tickets: Some(3),
+        };
+        let report = backend::load::run(&load).await.expect("the load run");
+        assert_eq!(report.attempts, 6, "{defence}");
+        let told = report
+            .told
+            .get(backend::load::SECTION)
+            .copied()
+            .unwrap_or(0);
+        let words = backend::load::describe(&load, &report);
+        assert_eq!(
+            report.scoreboard["double_bookings"],
+            report.double_bookings(),
+            "{defence}: the buyers and the server count the same oversold: {words}"
+        );
+        assert!(words.contains("a section of 3 tickets"), "{words}");
+        if defence == "atomic_update" {
+            // The bounded decrement: three told yes, three told it is sold out.
+            assert_eq!((told, report.double_bookings()), (3, 0), "{words}");
+            assert!(
+                words.contains("oversold: 0 (told by the buyers)"),
+                "{words}"
+            );
+        } else {
+            // Six checks of "3 left" within the second before any decrement.
+            assert!(told > 3, "{words}");
+            assert_eq!(report.double_bookings() as u64, told - 3, "{words}");
+        }
+    }
 }

@@ -17,8 +17,10 @@ pub struct Report {
     pub elapsed: Duration,
     /// Every attempt's latency, sorted.
     pub latencies: Vec<Duration>,
-    /// seat → buyers told they got it.
+    /// seat → buyers told they got it (`SECTION` → buyers told they got a ticket).
     pub told: BTreeMap<String, u64>,
+    /// The tickets of a general-admission round.
+    pub tickets: Option<u32>,
     pub scoreboard: Value,
     /// From a winning tap's sending to the seat's change on the projector's event stream.
     pub to_projector: Vec<Duration>,
@@ -40,9 +42,17 @@ impl Report {
         self.attempts as f64 / self.elapsed.as_secs_f64().max(1e-9)
     }
 
-    /// Seats two or more buyers were told they got.
+    /// Seats two or more buyers were told they got; in a general-admission round, the buyers
+    /// told they got a ticket beyond the section's tickets (oversold).
     pub fn double_bookings(&self) -> usize {
-        self.told.values().filter(|n| **n > 1).count()
+        match self.tickets {
+            Some(tickets) => self
+                .told
+                .values()
+                .sum::<u64>()
+                .saturating_sub(u64::from(tickets)) as usize,
+            None => self.told.values().filter(|n| **n > 1).count(),
+        }
     }
 }
 
@@ -56,11 +66,14 @@ fn percentile(values: &[Duration], p: f64) -> Duration {
 
 /// The report in words.
 pub fn describe(load: &Load, r: &Report) -> String {
+    let what = match load.tickets {
+        Some(t) => format!("a section of {t} tickets"),
+        None => format!("{} seats", load.seats),
+    };
     let mut out = format!(
-        "{} buyers, {} on {} seats, gap {} ms: {} attempts in {:.1} s = {:.0} attempts/s; p50 {:.1} ms, p99 {:.1} ms",
+        "{} buyers, {} on {what}, gap {} ms: {} attempts in {:.1} s = {:.0} attempts/s; p50 {:.1} ms, p99 {:.1} ms",
         load.buyers,
         load.defence,
-        load.seats,
         load.gap_ms,
         r.attempts,
         r.elapsed.as_secs_f64(),
@@ -98,8 +111,12 @@ pub fn describe(load: &Load, r: &Report) -> String {
             r.told.len() - once
         ));
     }
+    let double = match load.tickets {
+        Some(_) => "oversold",
+        None => "double bookings",
+    };
     out.push_str(&format!(
-        "\ndouble bookings: {} (told by the buyers), {} (the server's scoreboard); scoreboard {}",
+        "\n{double}: {} (told by the buyers), {} (the server's scoreboard); scoreboard {}",
         r.double_bookings(),
         r.scoreboard["double_bookings"],
         r.scoreboard
