@@ -230,6 +230,9 @@ pub struct SeatOutcome {
     pub told: Vec<String>,
     /// Holders of its ticket rows.
     pub tickets: Vec<String>,
+    /// A counter's value at the end (a username's: its accounts); `None` on a seat.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<i64>,
 }
 
 /// An entry with what it means: the op, its SQL and who had been told what by then.

@@ -214,6 +214,52 @@ fn a_token_pasted_with_spaces_around_it_still_opens() {
 // ---- exports ----
 
 #[test]
+fn a_counters_fixture_states_each_rows_value_at_the_end_and_a_wrong_one_fails() {
+    for id in [
+        "shapes-balance",
+        "shapes-general_admission",
+        "shapes-coupon",
+    ] {
+        let s = scenarios::get(id).expect("built-in").schedule();
+        let outcome = run(&s);
+        let json = fixture_json(&s, &outcome);
+        let fixture = Schedule::parse_json(&json).unwrap_or_else(|e| panic!("{id}: {e}\n{json}"));
+        let finals = fixture
+            .expect()
+            .and_then(|e| e.final_seats.clone())
+            .expect("final");
+        for (row, f) in &finals {
+            assert_eq!(f.value, outcome.seats[row].value, "{id}: {row}");
+            assert!(f.value.is_some(), "{id}: {row} ends with a value");
+        }
+        assert!(json.contains("\"value\""), "{json}");
+        assert_eq!(
+            check_expect(&fixture, &outcome),
+            Vec::<String>::new(),
+            "{id}"
+        );
+        // The same fixture with one value off by one no longer holds.
+        let mut file: ScheduleFile = serde_json::from_str(&json).expect("its file");
+        let expect = file.expect.as_mut().expect("expect");
+        let (row, f) = expect
+            .final_seats
+            .as_mut()
+            .unwrap()
+            .iter_mut()
+            .next()
+            .unwrap();
+        let row = row.clone();
+        f.value = f.value.map(|v| v + 1);
+        let wrong = Schedule::parse(file).expect("still valid");
+        let failures = check_expect(&wrong, &outcome);
+        assert!(
+            failures.len() == 1 && failures[0].contains(&format!("final.{row}.value")),
+            "{id}: {failures:?}"
+        );
+    }
+}
+
+#[test]
 fn every_builtin_exports_a_fixture_that_meets_its_expect() {
     for b in scenarios::all() {
         let (orders, _) = explorer::orders(&b.schedule(), 20_000);

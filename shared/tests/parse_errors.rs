@@ -298,3 +298,33 @@ fn an_op_or_a_defence_that_does_not_fit_a_counter_names_its_field() {
         );
     }
 }
+
+#[test]
+fn a_counters_final_state_is_its_value_and_a_seats_its_status() {
+    let balance = |fin: &str| {
+        format!(
+            r#"{{"version": 1, "scenario": {{"kind": "balance", "take": 100, "seats": [{{"id": "joint", "value": 150}}]}},
+                "actors": {{"adam": {{"defence": "atomic_update"}}}},
+                "expect": {{"final": {{"joint": {fin}}}}}}}"#
+        )
+    };
+    assert!(Schedule::parse_json(&balance(r#"{"value": 50}"#)).is_ok());
+    let e = Schedule::parse_json(&balance(r#"{"status": "AVAILABLE"}"#)).unwrap_err();
+    assert_eq!(e.field, "expect.final.joint");
+    assert!(e.message.contains("ends with a value"), "{}", e.message);
+    let e = Schedule::parse_json(&balance(r#"{"value": 50, "holder": "adam"}"#)).unwrap_err();
+    assert_eq!(e.field, "expect.final.joint.holder");
+    let e = Schedule::parse_json(&balance(r#"{"value": "50"}"#)).unwrap_err();
+    assert_eq!(e.field, "expect.final.joint.value");
+    assert!(e.message.contains("without quotes"), "{}", e.message);
+    let seat = r#"{"version": 1, "scenario": {"seats": [{"id": "A7"}]},
+        "actors": {"adam": {"defence": "atomic_update"}},
+        "expect": {"final": {"A7": {"value": 1}}}}"#;
+    let e = Schedule::parse_json(seat).unwrap_err();
+    assert_eq!(e.field, "expect.final.A7");
+    assert!(
+        e.message.contains("a seat ends with a status"),
+        "{}",
+        e.message
+    );
+}

@@ -64,6 +64,16 @@ pub fn check_expect(schedule: &Schedule, outcome: &Outcome) -> Vec<String> {
     if let Some(want) = &expect.final_seats {
         for (seat, f) in want {
             let got = outcome.seats.get(seat);
+            if let Some(value) = f.value {
+                check(
+                    &format!("final.{seat}.value"),
+                    value.to_string(),
+                    got.and_then(|s| s.value)
+                        .map(|v| v.to_string())
+                        .unwrap_or_default(),
+                );
+                continue;
+            }
             check(
                 &format!("final.{seat}"),
                 format!("{} {:?}", f.status.as_sql(), f.holder),

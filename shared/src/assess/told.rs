@@ -177,6 +177,7 @@ pub(super) fn seat_outcomes(tables: &Tables, told: &Told) -> BTreeMap<String, Se
                     .filter(|b| b.seat == row.id)
                     .map(|b| b.holder.clone())
                     .collect(),
+                value: row.value,
             };
             (row.id.clone(), outcome)
         })

@@ -46,9 +46,11 @@ fn expect_of(schedule: &Schedule, outcome: &Outcome) -> Expect {
                 .iter()
                 .filter(|(id, _)| seats.contains(*id))
                 .map(|(id, s)| {
+                    // A counter's row (and a username's) ends with its value alone.
                     let seat = FinalSeat {
                         status: s.status,
-                        holder: s.holder.clone(),
+                        holder: s.holder.clone().filter(|_| s.value.is_none()),
+                        value: s.value,
                     };
                     (id.clone(), seat)
                 })

@@ -222,6 +222,29 @@ pub(super) fn expect(expect: Expect, schedule: &Schedule) -> Result<Expect, Sche
             ));
         }
     }
+    // A counter's row (and a username's) ends with a value; a seat with a status and holder.
+    let kind = schedule.scenario.kind;
+    let counts = kind.is_counter() || kind.is_username();
+    for (seat, f) in expect.final_seats.iter().flatten() {
+        let path = super::decode::key_path("expect.final", seat);
+        if counts && f.value.is_none() {
+            return Err(ScheduleError::new(
+                path,
+                format!(
+                    "a {} row ends with a value, not a status: write {{\"value\": 0}} with its \
+                     value at the end",
+                    kind.id()
+                ),
+            ));
+        }
+        if !counts && f.value.is_some() {
+            return Err(ScheduleError::new(
+                path,
+                "a seat ends with a status, not a value: write e.g. {\"status\": \"BOOKED\", \
+                 \"holder\": \"adam\"}, or give the scenario a counter's \"kind\"",
+            ));
+        }
+    }
     for (seat, names) in expect.told.iter().flatten() {
         for (i, name) in names.iter().enumerate() {
             known(format!("expect.told.{seat}[{i}]"), name)?;

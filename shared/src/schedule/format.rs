@@ -172,9 +172,26 @@ pub struct Expect {
     pub steps: Option<Vec<String>>,
 }
 
-/// A seat's stored state at the end, as `expect.final` states it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+/// A seat's stored state at the end, as `expect.final` states it: its status and holder, or
+/// on a counter (and a username) its value alone (`{"value": -50}`).
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FinalSeat {
     pub status: SeatStatus,
     pub holder: Option<String>,
+    pub value: Option<i64>,
+}
+
+impl Serialize for FinalSeat {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(None)?;
+        match self.value {
+            Some(value) => map.serialize_entry("value", &value)?,
+            None => {
+                map.serialize_entry("status", &self.status)?;
+                map.serialize_entry("holder", &self.holder)?;
+            }
+        }
+        map.end()
+    }
 }

@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::super::{Expect, FinalSeat, ScheduleError};
-use super::reader::{boolean, text, texts, Obj};
+use super::super::{Expect, FinalSeat, ScheduleError, SeatStatus};
+use super::reader::{boolean, text, texts, whole, Obj};
 use super::status;
 
 /// Every key of `expect`, in the order an exported file writes them.
@@ -83,9 +83,32 @@ fn final_seat(path: &str, v: &Value) -> Result<FinalSeat, ScheduleError> {
     let o = Obj::of(
         path,
         v,
-        "a seat's state at the end, e.g. {\"status\": \"BOOKED\", \"holder\": \"adam\"}",
+        "a seat's state at the end, e.g. {\"status\": \"BOOKED\", \"holder\": \"adam\"}, or \
+         a counter's value, e.g. {\"value\": -50}",
     )?;
-    o.only(&["status", "holder"], "a seat's state at the end")?;
+    o.only(
+        &["status", "holder", "value"],
+        "a seat's state at the end (or a counter's value)",
+    )?;
+    // A counter's row ends with a value alone (`check::expect` holds it to the scenario's kind).
+    if let Some(value) = o.opt("value", |p, v| {
+        whole(p, v, "the counter's value at the end, e.g. -50")
+    })? {
+        if let Some(key) = ["status", "holder"]
+            .into_iter()
+            .find(|k| o.get(k).is_some())
+        {
+            return Err(ScheduleError::new(
+                o.path(key),
+                "a counter's row ends with its value alone: remove \"status\" and \"holder\"",
+            ));
+        }
+        return Ok(FinalSeat {
+            status: SeatStatus::Available,
+            holder: None,
+            value: Some(value),
+        });
+    }
     Ok(FinalSeat {
         status: status(
             &o.path("status"),
@@ -95,5 +118,6 @@ fn final_seat(path: &str, v: &Value) -> Result<FinalSeat, ScheduleError> {
             )?,
         )?,
         holder: o.opt("holder", |p, v| text(p, v, "the actor holding the seat"))?,
+        value: None,
     })
 }
