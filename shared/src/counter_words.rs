@@ -183,7 +183,8 @@ impl CounterWords {
     }
 
     /// Enough in `id` for one request, as something an application did not see: "a ticket left
-    /// in GA", "100 in the joint account", "a call left on API key key42", "SAVE50 unused".
+    /// in GA", "at least 100 in the joint account", "a call left on API key key42", "SAVE50
+    /// unused".
     pub fn enough_in(&self, id: &str) -> String {
         let row = self.row(id);
         let take = self.take;
@@ -191,7 +192,7 @@ impl CounterWords {
             Shape::Seats | Shape::Username => format!("{row} free"),
             Shape::GeneralAdmission if take == 1 => format!("a ticket left in {row}"),
             Shape::GeneralAdmission => format!("{take} tickets left in {row}"),
-            Shape::Balance => format!("{take} in {row}"),
+            Shape::Balance => format!("at least {take} in {row}"),
             Shape::RateLimit if take == 1 => format!("a call left on {row}"),
             Shape::RateLimit => format!("{take} calls left on {row}"),
             Shape::Coupon => format!("{row} unused"),
@@ -199,14 +200,14 @@ impl CounterWords {
     }
 
     /// Enough for one request, with no row named, as something a buyer did not see: "a ticket
-    /// left", "100 left", "a call left", "the coupon unused".
+    /// left", "at least 100 left", "a call left", "the coupon unused".
     pub fn enough_bare(&self) -> String {
         let take = self.take;
         match self.kind {
             Shape::Seats | Shape::Username => "the seat free".to_string(),
             Shape::GeneralAdmission if take == 1 => "a ticket left".to_string(),
             Shape::GeneralAdmission => format!("{take} tickets left"),
-            Shape::Balance => format!("{take} left"),
+            Shape::Balance => format!("at least {take} left"),
             Shape::RateLimit if take == 1 => "a call left".to_string(),
             Shape::RateLimit => format!("{take} calls left"),
             Shape::Coupon => "the coupon unused".to_string(),
