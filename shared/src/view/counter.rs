@@ -7,7 +7,6 @@
 use serde::Serialize;
 
 use super::{display_name, tables_at, told_at};
-use crate::engine::join;
 use crate::outcome::SeatLock;
 use crate::schedule::{Schedule, Shape};
 use crate::Outcome;
@@ -129,10 +128,6 @@ pub fn stored(kind: Shape, value: i64) -> String {
     }
 }
 
-fn names(actors: &[String]) -> String {
-    join(&actors.iter().map(|a| display_name(a)).collect::<Vec<_>>())
-}
-
 /// "1 ticket", "3 tickets".
 fn count(n: i64, one: &str, many: &str) -> String {
     format!("{n} {}", if n.abs() == 1 { one } else { many })
@@ -252,23 +247,18 @@ impl CounterRow {
 
     /// Who was told yes: "Told yes: Adam, Omar".
     pub fn told_line(&self) -> Option<String> {
-        (!self.told.is_empty()).then(|| format!("Told yes: {}", names(&self.told)))
+        (!self.told.is_empty())
+            .then(|| format!("Told yes: {}", crate::view::display_names(&self.told)))
     }
 
     /// Who holds the row lock: "Adam holds the row lock".
     pub fn lock_line(&self) -> Option<String> {
-        let who = display_name(self.lock.as_deref()?);
-        Some(format!("{who} holds the row lock"))
+        crate::view::lock_line(self.lock.as_deref())
     }
 
     /// Who waits for the row, in order: "Omar waits", "Omar, then Zoe wait, in that order".
     pub fn queue_line(&self) -> Option<String> {
-        let queue: Vec<String> = self.queue.iter().map(|a| display_name(a)).collect();
-        match queue.as_slice() {
-            [] => None,
-            [one] => Some(format!("{one} waits")),
-            many => Some(format!("{} wait, in that order", many.join(", then "))),
-        }
+        crate::view::queue_line(&self.queue)
     }
 
     /// An uncommitted new value: "Adam writing $50, not committed".
@@ -290,7 +280,10 @@ impl CounterRow {
             self.state_line()
         )];
         if !self.told.is_empty() {
-            parts.push(format!("{} told yes", names(&self.told)));
+            parts.push(format!(
+                "{} told yes",
+                crate::view::display_names(&self.told)
+            ));
         }
         if let Some(who) = &self.lock {
             parts.push(format!(

@@ -39,6 +39,26 @@ pub fn display_name(actor: &str) -> String {
         .unwrap_or_default()
 }
 
+/// Buyers' names in a sentence: "Adam and Omar", "Adam, Omar and Zoe".
+pub(crate) fn display_names(actors: &[String]) -> String {
+    crate::engine::join(&actors.iter().map(|a| display_name(a)).collect::<Vec<_>>())
+}
+
+/// Who holds a row's lock, as a picture says it: "Adam holds the row lock".
+pub(crate) fn lock_line(lock: Option<&str>) -> Option<String> {
+    Some(format!("{} holds the row lock", display_name(lock?)))
+}
+
+/// Who waits for a row, in order: "Omar waits", "Omar, then Zoe wait, in that order".
+pub(crate) fn queue_line(queue: &[String]) -> Option<String> {
+    let queue: Vec<String> = queue.iter().map(|a| display_name(a)).collect();
+    match queue.as_slice() {
+        [] => None,
+        [one] => Some(format!("{one} waits")),
+        many => Some(format!("{} wait, in that order", many.join(", then "))),
+    }
+}
+
 /// Where an entry stands at a step of the playhead.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum EntryState {

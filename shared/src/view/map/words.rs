@@ -46,10 +46,6 @@ impl SeatState {
     ];
 }
 
-fn names(actors: &[String]) -> String {
-    join(&actors.iter().map(|a| display_name(a)).collect::<Vec<_>>())
-}
-
 /// How a stored status reads in a sentence about a write.
 fn written(w: &PendingWrite) -> String {
     let whose = w
@@ -91,7 +87,7 @@ impl MapSeat {
     /// buyer of a seat sold twice.
     pub fn owner_line(&self) -> Option<String> {
         if self.double() {
-            return Some(names(&self.buyers()));
+            return Some(crate::view::display_names(&self.buyers()));
         }
         let who = display_name(self.holder.as_deref()?);
         Some(match (self.status, self.minutes_left) {
@@ -117,18 +113,12 @@ impl MapSeat {
 
     /// Who holds the row lock: "First holds the row lock".
     pub fn lock_line(&self) -> Option<String> {
-        let who = display_name(self.lock.as_deref()?);
-        Some(format!("{who} holds the row lock"))
+        crate::view::lock_line(self.lock.as_deref())
     }
 
     /// Who waits for the seat, in order: "Second waits", "Second, then Third wait".
     pub fn queue_line(&self) -> Option<String> {
-        let queue: Vec<String> = self.queue.iter().map(|a| display_name(a)).collect();
-        match queue.as_slice() {
-            [] => None,
-            [one] => Some(format!("{one} waits")),
-            many => Some(format!("{} wait, in that order", many.join(", then "))),
-        }
+        crate::view::queue_line(&self.queue)
     }
 
     /// An uncommitted write: "First writing HELD, not committed".
@@ -213,7 +203,10 @@ impl MapSeat {
                 let tickets = if self.tickets.is_empty() {
                     String::new()
                 } else {
-                    format!(", tickets for {}", names(&self.tickets))
+                    format!(
+                        ", tickets for {}",
+                        crate::view::display_names(&self.tickets)
+                    )
                 };
                 format!(
                     "sold twice: {} were each told it is theirs{tickets}",
@@ -221,7 +214,10 @@ impl MapSeat {
                 )
             }
             (SeatState::SoldTwice, _) => {
-                format!("sold twice: tickets for {}", names(&self.tickets))
+                format!(
+                    "sold twice: tickets for {}",
+                    crate::view::display_names(&self.tickets)
+                )
             }
             (SeatState::Free, _) => "free".to_string(),
             (SeatState::Held, Some(w)) => match self.minutes_left {
