@@ -506,6 +506,7 @@ const GOALS: &[(&str, Option<bool>, bool)] = &[
     ("shapes-rate_limit", Some(true), true),
     ("shapes-coupon", Some(true), true),
     ("shapes-abandoned-checkout", Some(true), true),
+    ("shapes-username", Some(true), true),
 ];
 
 #[test]

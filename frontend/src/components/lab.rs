@@ -10,6 +10,7 @@ use shared::scenarios;
 
 use super::controls::Controls;
 use super::counter::CounterMap;
+use super::username::NameMap;
 use super::databases::{BothDatabases, DatabaseSwitch};
 use super::explorer::Explorer;
 use super::fork::NextSteps;
@@ -31,6 +32,7 @@ pub fn LabView(lab: Lab) -> impl IntoView {
     let chapter = lab.chapter;
     // A scenario of counters shows its own picture where the seat map stands.
     let counters = Memo::new(move |_| lab.schedule.with(|s| s.scenario().kind.is_counter()));
+    let username = Memo::new(move |_| lab.schedule.with(|s| s.scenario().kind.is_username()));
     view! {
         <div class="lab" class:presenter=move || lab.presenter.get()>
             <PartTabs lab />
@@ -43,6 +45,8 @@ pub fn LabView(lab: Lab) -> impl IntoView {
                 <div class="cockpit-map">
                     {move || if counters.get() {
                         view! { <CounterMap /> }.into_any()
+                    } else if username.get() {
+                        view! { <NameMap /> }.into_any()
                     } else {
                         view! { <SeatMap /> }.into_any()
                     }}

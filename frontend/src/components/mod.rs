@@ -3,6 +3,7 @@
 mod claim;
 mod controls;
 mod counter;
+mod username;
 mod databases;
 mod defences;
 mod drag;
