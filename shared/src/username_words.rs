@@ -115,13 +115,9 @@ impl UsernameWords {
             Database::Postgresql => "ON CONFLICT DO NOTHING",
             Database::Innodb => "INSERT IGNORE",
         };
-        let finds = if waited {
-            "once the wait is over, finds"
-        } else {
-            "finds"
-        };
+        let after = if waited { " once the wait is over" } else { "" };
         format!(
-            "{finds} {} already claimed in usernames: {how} inserts nothing",
+            "finds {} already claimed in usernames{after}: {how} inserts nothing",
             self.name
         )
     }

@@ -126,7 +126,8 @@ pub(super) fn headline(schedule: &Schedule, outcome: &Outcome, u: &UsernameWords
     end.with_losers(u, served)
 }
 
-/// The consequence line of a username scenario's outcome, once someone tried.
+/// The consequence lines of a username scenario's outcome, once someone tried: who got the
+/// name (and who was refused), then what the two tables hold.
 pub(super) fn consequences(
     schedule: &Schedule,
     outcome: &Outcome,
@@ -137,9 +138,8 @@ pub(super) fn consequences(
         return Vec::new();
     }
     let served = crate::engine::capitalise(&end.served(u));
-    let line = format!(
-        "⇒ {served}; {}",
-        u.ends(end.accounts, end.claimed_by.as_deref())
-    );
-    vec![end.with_losers(u, line)]
+    vec![
+        end.with_losers(u, format!("⇒ {served}")),
+        format!("⇒ {}", u.ends(end.accounts, end.claimed_by.as_deref())),
+    ]
 }
