@@ -76,10 +76,21 @@ pub fn story_events(schedule: &Schedule, outcome: &Outcome) -> Vec<String> {
     let mut lines = Vec::new();
     for (k, e) in entries.iter().enumerate() {
         if !e.trace.waited_for.is_empty() {
+            // A username's write, book and claim are all inserts.
+            let what = match e.op {
+                crate::schedule::Op::Write { .. }
+                | crate::schedule::Op::Book { .. }
+                | crate::schedule::Op::Claim { .. }
+                    if schedule.scenario().kind.is_username() =>
+                {
+                    "insert"
+                }
+                _ => e.op.name(),
+            };
             lines.push(format!(
                 "{}'s {} waits for {}",
                 title(&e.trace.actor),
-                e.op.name(),
+                what,
                 join(
                     &e.trace
                         .waited_for

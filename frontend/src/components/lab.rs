@@ -10,7 +10,6 @@ use shared::scenarios;
 
 use super::controls::Controls;
 use super::counter::CounterMap;
-use super::username::NameMap;
 use super::databases::{BothDatabases, DatabaseSwitch};
 use super::explorer::Explorer;
 use super::fork::NextSteps;
@@ -22,6 +21,7 @@ use super::sandbox::Editor;
 use super::seatmap::SeatMap;
 use super::share::Share;
 use super::timeline::Timeline;
+use super::username::NameMap;
 use super::verdict::{ReasonLine, StepDetail, Verdict};
 use crate::state::Lab;
 

@@ -3,7 +3,6 @@
 mod claim;
 mod controls;
 mod counter;
-mod username;
 mod databases;
 mod defences;
 mod drag;
@@ -24,6 +23,7 @@ mod seatmap;
 mod share;
 mod timeline;
 mod timeline_event;
+mod username;
 mod verdict;
 
 pub use pages::{ChapterPage, Home, Nav, NotFound};
