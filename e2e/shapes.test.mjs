@@ -1,5 +1,6 @@
 // Chapter 6, "The same shape everywhere", in a real browser: each counter shape with exactly the
-// defences that fit it; the counter's picture (value, who was told yes, the row lock, the queue,
+// defences that fit it, and the username with those that fit a name (its picture, phones, story
+// and step line held to `backend views FILE` at every step, with no seat's word); the counter's picture (value, who was told yes, the row lock, the queue,
 // an uncommitted value) held to the model's view (`backend views FILE`) at every step under
 // several defences, at 1280 and 375 px; axe-core on the picture in its busiest states; the
 // explorer and the matrix on the shapes; and the real run on PostgreSQL.
@@ -39,6 +40,21 @@ const FITTING = {
   lock_nowait_retry: 'Row lock, NOWAIT, and try again',
 };
 
+/** The username's part: after the checkout left half-way, so that no older address moved. */
+const USERNAME_PART = 5;
+/** The defences that fit a username (`USERNAME_FITTING` in shared/src/chapters/ch6.rs). */
+const USERNAME_FITTING = {
+  check_then_act: 'Check, then act',
+  transaction: 'Transaction',
+  atomic_update: 'Atomic write',
+  lock_row: 'Row lock',
+  unique_constraint: 'Unique constraint',
+  repeatable_read: 'Repeatable read',
+  serializable: 'Serializable',
+  repeatable_read_retry: 'Repeatable read, and try again',
+  serializable_retry: 'Serializable, and try again',
+};
+
 let scratch;
 before(() => {
   scratch = mkdtempSync(join(tmpdir(), 'lastseat-shapes-'));
@@ -71,6 +87,56 @@ async function choose(page, shape, defence) {
   await page.locator('[data-testid="defence"]').selectOption({ label: FITTING[defence] });
   await page.locator('[data-testid="reset"]').click();
   await page.waitForFunction(() => document.querySelector('[data-testid="step-count"]')?.textContent.trim().startsWith('0 /'));
+}
+
+/** Opens the username's part and picks a defence. */
+async function chooseUsername(page, defence) {
+  await page.locator(`[data-testid="part-${USERNAME_PART}"]`).click();
+  await page.locator('[data-testid="defence"]').selectOption({ label: USERNAME_FITTING[defence] });
+  await page.locator('[data-testid="reset"]').click();
+  await page.waitForFunction(() => document.querySelector('[data-testid="step-count"]')?.textContent.trim().startsWith('0 /'));
+}
+
+/** The username's picture, its phones, its verdict and its step line as the page shows them. */
+const readUsername = (page) => page.evaluate(() => {
+  const text = (el) => (el ? el.textContent.trim() : null);
+  const el = document.querySelector('.counter[data-testid^="name-"]');
+  return {
+    name: el && { id: el.dataset.testid.slice('name-'.length), data: { ...el.dataset }, label: el.getAttribute('aria-label') },
+    phones: [...document.querySelectorAll('[data-testid^="phone-text-"]')]
+      .map((p) => ({ name: p.dataset.testid.slice('phone-text-'.length), text: text(p) })),
+    remembers: [...document.querySelectorAll('[data-testid^="remembers-"], [data-testid^="told-"]')].map(text),
+    headline: text(document.querySelector('[data-testid="verdict"]')),
+    story: [...document.querySelectorAll('[data-testid="story"] li')].map(text),
+    reason: text(document.querySelector('[data-testid="reason"]')),
+    seats: document.querySelectorAll('[data-testid="seat-map"]').length,
+  };
+});
+
+/** Where the page's username step and the model's differ; empty when they agree. */
+function usernameDifferences(at, shown, want) {
+  const out = [];
+  const w = want.name;
+  if (!shown.name || !w) return [`${at}: picture drawn ${!!shown.name}, in the model ${!!w}`];
+  if (shown.name.id !== w.id) out.push(`${at}: the picture is of ${shown.name.id}, the model ${w.id}`);
+  for (const key of ['accounts', 'state', 'claimedBy', 'told', 'lock', 'queue', 'creating', 'claiming']) {
+    if ((shown.name.data[key] ?? '') !== list(w[key])) out.push(`${at}: ${key}=${JSON.stringify(shown.name.data[key])}, the model ${JSON.stringify(w[key])}`);
+  }
+  if (shown.name.label !== w.sentence) out.push(`${at}: reads ${JSON.stringify(shown.name.label)}, the model ${JSON.stringify(w.sentence)}`);
+  for (const p of want.phones) {
+    const page = shown.phones.find((q) => q.name === p.name);
+    if (page?.text !== p.text) out.push(`${at}: ${p.name}'s phone says ${JSON.stringify(page?.text)}, the model ${JSON.stringify(p.text)}`);
+  }
+  if (shown.headline !== want.verdict.headline) out.push(`${at}: the verdict says ${JSON.stringify(shown.headline)}, the model ${JSON.stringify(want.verdict.headline)}`);
+  if (JSON.stringify(shown.story) !== JSON.stringify(want.verdict.story)) out.push(`${at}: the story differs: ${JSON.stringify(shown.story)} / ${JSON.stringify(want.verdict.story)}`);
+  if (want.step > 0 && shown.reason !== `Step ${want.step}: ${want.reason}`) out.push(`${at}: the step line says ${JSON.stringify(shown.reason)}, the model ${JSON.stringify(want.reason)}`);
+  if (shown.seats !== 0) out.push(`${at}: a seat map is drawn`);
+  // No seat's words reach a username's reader, in any line the page shows.
+  const lines = [...shown.phones.map((p) => p.text), ...shown.remembers, shown.headline, ...shown.story, shown.reason, shown.name.label];
+  for (const line of lines) {
+    if (/\b(seats?|booked|booking|hold|holds|held|tickets?|sold)\b/i.test(line ?? '')) out.push(`${at}: ${JSON.stringify(line)} speaks of seats`);
+  }
+  return out;
 }
 
 /** The counter rows the page draws, each its data attributes and what a screen reader hears. */
@@ -155,6 +221,54 @@ test('the counter picture is the model\'s at every step, for every shape under f
   }
   t.diagnostic(`${steps} steps checked; rows with a lock ${seen.lock}, a queue ${seen.queue}, an uncommitted value ${seen.pending}, over ${seen.over}`);
   assert.ok(Object.values(seen).every((n) => n > 0), `each thing the picture draws was checked: ${JSON.stringify(seen)}`);
+  assert.deepEqual(problems, []);
+});
+
+test('the username part offers the defences that fit a name, and its picture, phones and words are the model\'s at every step, at 1280 and 375 px', async (t) => {
+  const problems = [];
+  let steps = 0;
+  const seen = { twice: 0, creating: 0, claiming: 0, queue: 0, lock: 0 };
+  for (const viewport of [{ width: 1280, height: 900 }, { width: 375, height: 800 }]) {
+    const { context, page, errors } = await openChapter(viewport);
+    try {
+      await page.locator(`[data-testid="part-${USERNAME_PART}"]`).click();
+      const options = await page.locator('[data-testid="defence"] option').allInnerTexts();
+      assert.deepEqual(options.map((o) => o.trim()).sort(), Object.values(USERNAME_FITTING).sort());
+      await page.locator('[data-testid="name-map"]').waitFor();
+      for (const defence of ['check_then_act', 'transaction', 'lock_row', 'unique_constraint', 'atomic_update', 'serializable']) {
+        const views = modelViews('username', defence);
+        await chooseUsername(page, defence);
+        for (const want of views) {
+          if (want.step > 0) await page.locator('[data-testid="step-next"]').click();
+          await page.waitForFunction((c) => document.querySelector('[data-testid="step-count"]')?.textContent.trim() === c, `${want.step} / ${want.steps}`);
+          problems.push(...usernameDifferences(`${viewport.width}px username ${defence} step ${want.step}`, await readUsername(page), want));
+          seen.twice += want.name.state === 'over' ? 1 : 0;
+          seen.creating += want.name.creating.length ? 1 : 0;
+          seen.claiming += want.name.claiming ? 1 : 0;
+          seen.queue += want.name.queue.length ? 1 : 0;
+          seen.lock += want.name.lock ? 1 : 0;
+          steps += 1;
+        }
+      }
+      // Check, then act, played to its end: batman created twice, in words beside the colour.
+      await chooseUsername(page, 'check_then_act');
+      await page.locator('[data-testid="to-end"]').click();
+      const name = page.locator('[data-testid="name-batman"]');
+      assert.equal(await name.getAttribute('data-state'), 'over');
+      assert.match(await name.innerText(), /created twice/);
+      assert.match(await name.locator('.counter-amount').innerText(), /^2 accounts$/);
+      assert.match(await page.locator('[data-testid="verdict"]').innerText(), /^Created twice: Adam and Omar both have an account named batman/);
+      assert.equal(await page.locator('[data-testid="goal"]').getAttribute('data-met'), 'true');
+      await page.locator('#stage').screenshot({ path: join(SCREENSHOTS, `shapes-username-end-${viewport.width}.png`) });
+      assert.deepEqual(await axe(page), [], `axe on the name created twice at ${viewport.width}px`);
+      assert.deepEqual(errors, []);
+    } finally {
+      await context.close();
+    }
+  }
+  t.diagnostic(`${steps} username steps checked; ${JSON.stringify(seen)}`);
+  // A row lock on a free name locks nothing, so no lock or queue need be seen; the rest must.
+  assert.ok(seen.twice > 0 && seen.creating > 0 && seen.claiming > 0, `each thing the picture draws was checked: ${JSON.stringify(seen)}`);
   assert.deepEqual(problems, []);
 });
 
@@ -246,7 +360,7 @@ test('the matrix puts every defence against a seat and each shape, with the defe
     const matrix = page.locator('[data-testid="matrix"]');
     await matrix.waitFor({ timeout: 60_000 });
     const heads = (await matrix.locator('thead th').allInnerTexts()).map((h) => h.trim());
-    assert.deepEqual(heads, ['Defence', 'A numbered seat', 'General admission', 'A balance', 'A rate limit', 'A single-use coupon']);
+    assert.deepEqual(heads, ['Defence', 'A numbered seat', 'General admission', 'A balance', 'A rate limit', 'A single-use coupon', 'A username']);
     for (const shape of SHAPES) {
       const na = matrix.locator(`[data-testid="matrix-na"][data-defence="unique_constraint"][data-scenario="${shape}"]`);
       assert.equal(await na.count(), 1, `unique constraint does not apply to ${shape}`);
@@ -256,6 +370,15 @@ test('the matrix puts every defence against a seat and each shape, with the defe
       assert.equal(await good.getAttribute('data-double'), '0', `the atomic write never oversells ${shape}`);
     }
     assert.equal(await matrix.locator('[data-testid="matrix-na"][data-scenario="seat"]').count(), 0, 'every defence applies to a seat');
+    // A username: the unique key fits, the row lock does not stop a name nobody has yet, the
+    // claim that does nothing on a conflict never creates it twice.
+    const cell = (defence) => matrix.locator(`[data-testid="matrix-cell"][data-defence="${defence}"][data-scenario="username"]`);
+    assert.ok(Number(await cell('check_then_act').getAttribute('data-double')) > 0, 'check then act creates batman twice');
+    assert.ok(Number(await cell('lock_row').getAttribute('data-double')) > 0, 'a row lock of a free name locks nothing');
+    assert.equal(await cell('unique_constraint').getAttribute('data-double'), '0', 'the key of usernames stops the second');
+    assert.equal(await cell('atomic_update').getAttribute('data-double'), '0', 'on conflict do nothing stops the second');
+    assert.equal(await matrix.locator('[data-testid="matrix-na"][data-defence="lock_nowait"][data-scenario="username"]').count(), 1);
+    assert.doesNotMatch(await cell('check_then_act').innerText(), /\b(seat|sold|tickets?)\b/i);
     await matrix.screenshot({ path: join(SCREENSHOTS, 'shapes-matrix.png') });
     // A cell loads its example into the lab, under the chapter's own chooser.
     await matrix.locator('[data-testid="matrix-cell"][data-defence="transaction"][data-scenario="balance"]').click();

@@ -65,6 +65,8 @@ async function readPage(page) {
       .map((el) => ({ id: el.dataset.testid.slice('seat-'.length), data: { ...el.dataset } }));
     const counters = [...document.querySelectorAll('.counter[data-testid^="counter-"]')]
       .map((el) => ({ id: el.dataset.testid.slice('counter-'.length), data: { ...el.dataset }, label: el.getAttribute('aria-label') }));
+    const names = [...document.querySelectorAll('.counter[data-testid^="name-"]')]
+      .map((el) => ({ id: el.dataset.testid.slice('name-'.length), data: { ...el.dataset }, label: el.getAttribute('aria-label') }));
     const panel = document.querySelector('[data-testid="verdict-panel"]');
     const goal = document.querySelector('[data-testid="goal"]');
     return {
@@ -72,6 +74,7 @@ async function readPage(page) {
       phones,
       seats,
       counters,
+      names,
       headline: text(document.querySelector('[data-testid="verdict"]')),
       story: [...document.querySelectorAll('[data-testid="story"] li')].map(text),
       decided: panel?.dataset.decided ?? null,
@@ -112,6 +115,19 @@ function differences(shown, want) {
     if (row.label !== w.sentence) out.push(`${at}: ${row.id} is announced as ${JSON.stringify(row.label)}, the model says ${JSON.stringify(w.sentence)}`);
   }
   if (shown.counters.length !== wantCounters.size) out.push(`${at}: ${shown.counters.length} counters drawn, ${wantCounters.size} in the model`);
+  // A username draws its own picture too: the name, as the model's view says, and no seat.
+  const wantNames = want.name ? [want.name] : [];
+  for (const row of shown.names) {
+    const w = wantNames.find((n) => n.id === row.id);
+    if (!w) { out.push(`${at}: name ${row.id} is not in the model's picture`); continue; }
+    for (const [key, value] of Object.entries(row.data)) {
+      if (key === 'testid') continue;
+      if (!(key in w)) { out.push(`${at}: ${row.id} shows data-${key}=${value}, which the model's view does not have`); continue; }
+      if (words(value).join() !== dumpWords(w[key]).join()) out.push(`${at}: ${row.id} data-${key}=${JSON.stringify(value)}, the model ${JSON.stringify(w[key])}`);
+    }
+    if (row.label !== w.sentence) out.push(`${at}: ${row.id} is announced as ${JSON.stringify(row.label)}, the model says ${JSON.stringify(w.sentence)}`);
+  }
+  if (shown.names.length !== wantNames.length) out.push(`${at}: ${shown.names.length} names drawn, ${wantNames.length} in the model`);
   const wantSeats = new Map((wantCounters.size ? [] : want.seats).map((s) => [s.id, s]));
   for (const seat of shown.seats) {
     const w = wantSeats.get(seat.id);

@@ -3,8 +3,8 @@
 //! plays it, one JSON object per line: each buyer's phone (text, tone, the seats it says are
 //! theirs, the deadline it shows), each seat of the map (or each row of a counter's picture),
 //! the verdict panel, the goal and the reason line at that step, and the link that opens the
-//! page there. A counter's built-in (`shapes-*`) is printed with every defence that fits its
-//! shape on both databases too, each as a scenario of its own ("shapes-balance with lock_row on
+//! page there (and a username's picture). A counter's or a username's built-in (`shapes-*`) is
+//! printed with every defence that fits its shape on both databases too, each as a scenario of its own ("shapes-balance with lock_row on
 //! innodb").
 
 use std::path::Path;
@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 use shared::link::{self, View};
 use shared::scenarios::{self, BuiltIn};
 use shared::schedule::Database;
-use shared::view::{self, CounterRow, MapSeat};
+use shared::view::{self, CounterRow, MapSeat, NameRow};
 use shared::{Defence, Schedule};
 
 /// Every line of the dump: the built-ins, or the one file at `path`.
@@ -50,7 +50,7 @@ fn counter_variants(b: &BuiltIn) -> Result<Vec<Value>, String> {
     let own = b.schedule();
     let kind = own.scenario().kind;
     let mut out = Vec::new();
-    if !kind.is_counter() {
+    if kind.is_seats() {
         return Ok(out);
     }
     for defence in Defence::ALL.into_iter().filter(|d| d.fits(kind)) {
@@ -99,14 +99,17 @@ fn steps(
                 })
             })
             .collect();
+        // A username's picture stands where the seat map would: it has no seats.
         let seats: Vec<Value> = view::map_at(schedule, &outcome, step)
             .iter()
+            .filter(|_| !schedule.scenario().kind.is_username())
             .map(seat)
             .collect();
         let counters: Vec<Value> = view::counters_at(schedule, &outcome, step)
             .iter()
             .map(counter)
             .collect();
+        let name = view::name_at(schedule, &outcome, step).map(|n| name_row(&n));
         let reason = match step {
             0 => String::new(),
             k => outcome.entries[k - 1].trace.reason.clone(),
@@ -124,6 +127,7 @@ fn steps(
             "phones": phones,
             "seats": seats,
             "counters": counters,
+            "name": name,
             "verdict": {
                 "decided": verdict.decided,
                 "deciding": verdict.deciding,
@@ -164,6 +168,22 @@ fn seat(s: &MapSeat) -> Value {
 }
 
 /// A counter row of the picture, keyed as the page's data attributes are.
+/// A username's picture, as the page's data attributes mirror it.
+fn name_row(n: &NameRow) -> Value {
+    json!({
+        "id": n.id,
+        "accounts": n.accounts,
+        "state": n.state().name(),
+        "claimedBy": n.claimed_by,
+        "told": n.told,
+        "lock": n.lock,
+        "queue": n.queue,
+        "creating": n.creating,
+        "claiming": n.claiming,
+        "sentence": n.sentence(),
+    })
+}
+
 fn counter(c: &CounterRow) -> Value {
     json!({
         "id": c.id,

@@ -95,21 +95,10 @@ async fn every_order_of_every_fitting_defence_agrees_on_mariadb() {
     every_defence_on(Database::Innodb).await;
 }
 
-/// The username race (`schedules/username-batman-checked-free-then-created-twice.json`, not
-/// on the page yet: its words are still a seat's) with every buyer running `defence`, in the
-/// order of one entry of each buyer in turn.
+/// The username built-in (`shared/scenarios/shapes-username.json`, chapter 6) with every
+/// buyer running `defence`, in the order of one entry of each buyer in turn.
 fn username_file(defence: Defence) -> shared::schedule::ScheduleFile {
-    let mut file: shared::schedule::ScheduleFile = serde_json::from_str(include_str!(
-        "../../schedules/username-batman-checked-free-then-created-twice.json"
-    ))
-    .expect("the username race is a schedule file");
-    for spec in file.actors.values_mut() {
-        *spec = shared::schedule::ProgramSpec::Defence {
-            defence: defence.id().to_string(),
-            seats: None,
-        };
-    }
-    file.order.clear();
-    file.expect = None;
-    file
+    shared::scenarios::get("shapes-username")
+        .expect("the username built-in")
+        .file_with_defence(Some(defence))
 }

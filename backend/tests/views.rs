@@ -36,7 +36,9 @@ fn views_prints_every_step_of_every_builtin_with_its_phones_seats_and_verdict() 
         assert!(last["link"].as_str().unwrap().starts_with("/chapter/"));
         for s in &steps {
             assert!(!s["phones"].as_array().unwrap().is_empty(), "{}", b.id);
-            assert!(!s["seats"].as_array().unwrap().is_empty(), "{}", b.id);
+            // A username draws the name's picture instead of a seat map.
+            let drawn = !s["seats"].as_array().unwrap().is_empty() || s["name"].is_object();
+            assert!(drawn, "{}", b.id);
         }
     }
     let late = lines
@@ -120,4 +122,62 @@ fn views_of_a_file_that_is_not_a_schedule_names_it_and_exits_two() {
     let (ok, lines, err) = views(&[path.to_str().unwrap()]);
     assert!(!ok && lines.is_empty());
     assert!(err.contains("invalid schedule"), "{err}");
+}
+
+#[test]
+fn views_prints_the_username_builtin_with_every_fitting_defence_in_its_words_and_its_picture() {
+    use shared::schedule::{Database, Shape};
+    let (ok, lines, err) = views(&[]);
+    assert!(ok, "{err}");
+    let b = shared::scenarios::get("shapes-username").expect("the username built-in");
+    let mut steps = 0;
+    let mut twice = 0;
+    for d in shared::Defence::ALL
+        .into_iter()
+        .filter(|d| d.fits(Shape::Username))
+    {
+        for db in Database::ALL {
+            let own =
+                b.file.actors == b.file_with_defence(Some(d)).actors && db == Database::Postgresql;
+            let id = if own {
+                b.id.to_string()
+            } else {
+                format!("{} with {d} on {}", b.id, db.id())
+            };
+            let mine: Vec<&Value> = lines.iter().filter(|l| l["scenario"] == id).collect();
+            assert!(mine.len() >= 2, "{id}: {} steps", mine.len());
+            for l in mine {
+                steps += 1;
+                assert_eq!(l["seats"], serde_json::json!([]), "{id}: no seat map");
+                let name = &l["name"];
+                assert_eq!(name["id"], "batman", "{id}: the name's picture");
+                twice += usize::from(name["state"] == "over");
+                let mut said = vec![
+                    l["reason"].as_str().unwrap().to_string(),
+                    l["verdict"]["headline"].as_str().unwrap().to_string(),
+                    name["sentence"].as_str().unwrap().to_string(),
+                ];
+                for s in l["verdict"]["story"].as_array().unwrap() {
+                    said.push(s.as_str().unwrap().to_string());
+                }
+                for p in l["phones"].as_array().unwrap() {
+                    said.push(p["text"].as_str().unwrap().to_string());
+                }
+                for s in said {
+                    let lower = s.to_lowercase();
+                    for w in ["seat", "booked", "ticket", "sold", " hold", "held"] {
+                        assert!(
+                            !lower.contains(w),
+                            "{id} at step {}: {s:?} says {w:?}",
+                            l["step"]
+                        );
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        steps > 100 && twice > 0,
+        "{steps} steps, {twice} created twice"
+    );
 }

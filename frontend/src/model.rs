@@ -71,8 +71,20 @@ pub fn op_label(op: &Op, unit: ClockUnit) -> String {
 }
 
 /// `op_label` in a scenario: on a counter, a write is what it takes ("write joint −100",
-/// "write SAVE50 used"), not a seat's status.
+/// "write SAVE50 used"), not a seat's status; on a username, what each insert does ("create
+/// batman", "claim batman").
 pub fn op_label_in(op: &Op, scenario: &shared::schedule::Scenario) -> String {
+    let name = op.seats().join(", ");
+    // On a username, what each statement does to the name: no seat's status.
+    match op {
+        Op::Read { .. } if scenario.kind.is_username() => return format!("check {name}"),
+        Op::Write { .. } if scenario.kind.is_username() => return format!("create {name}"),
+        Op::Book { .. } if scenario.kind.is_username() => return format!("claim {name}"),
+        Op::Claim { .. } if scenario.kind.is_username() => {
+            return format!("claim {name} or nothing")
+        }
+        _ => {}
+    }
     match op {
         Op::Write { .. } if scenario.kind.is_counter() => {
             let seats = op.seats().join(", ");

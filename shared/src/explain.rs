@@ -10,6 +10,7 @@ mod event;
 mod fate;
 mod late;
 mod overlap;
+mod username;
 
 use std::collections::BTreeMap;
 
@@ -17,6 +18,7 @@ use crate::counter_words::CounterWords;
 use crate::outcome::{Entry, Outcome, StepResult};
 use crate::schedule::{Schedule, SeatStatus, CLOCK};
 use crate::sqlstate::SqlState;
+use crate::username_words::UsernameWords;
 
 pub use contrast::{contrast, Contrast, Divergence, Side};
 use event::Event;
@@ -36,6 +38,9 @@ pub fn verdict_story(schedule: &Schedule, outcome: &Outcome) -> Vec<String> {
 
 /// The consequence lines alone: how each seat ended, who is owed a refund.
 pub fn consequences(schedule: &Schedule, outcome: &Outcome) -> Vec<String> {
+    if let Some(u) = UsernameWords::of(schedule.scenario()) {
+        return username::consequences(schedule, outcome, &u);
+    }
     if let Some(c) = CounterWords::of(schedule.scenario()) {
         return counter::consequences(schedule, outcome, c);
     }
@@ -71,10 +76,21 @@ pub fn story_events(schedule: &Schedule, outcome: &Outcome) -> Vec<String> {
     let mut lines = Vec::new();
     for (k, e) in entries.iter().enumerate() {
         if !e.trace.waited_for.is_empty() {
+            // A username's write, book and claim are all inserts.
+            let what = match e.op {
+                crate::schedule::Op::Write { .. }
+                | crate::schedule::Op::Book { .. }
+                | crate::schedule::Op::Claim { .. }
+                    if schedule.scenario().kind.is_username() =>
+                {
+                    "insert"
+                }
+                _ => e.op.name(),
+            };
             lines.push(format!(
                 "{}'s {} waits for {}",
                 title(&e.trace.actor),
-                e.op.name(),
+                what,
                 join(
                     &e.trace
                         .waited_for
@@ -112,6 +128,9 @@ pub fn story_events(schedule: &Schedule, outcome: &Outcome) -> Vec<String> {
 pub fn headline(schedule: &Schedule, outcome: &Outcome) -> String {
     if outcome.entries.is_empty() {
         return "Nothing has run yet".to_string();
+    }
+    if let Some(u) = UsernameWords::of(schedule.scenario()) {
+        return username::headline(schedule, outcome, &u);
     }
     if let Some(c) = CounterWords::of(schedule.scenario()) {
         return counter::headline(schedule, outcome, c);

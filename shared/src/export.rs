@@ -17,6 +17,7 @@ mod json;
 mod mysql;
 mod psql;
 mod setup;
+mod username;
 
 pub use fixture::fixture_json;
 pub use isolation::{isolation_spec, isolation_spec_in};
@@ -27,7 +28,7 @@ use crate::client::{Action, Clients};
 use crate::outcome::{Entry, Outcome, StepResult};
 use crate::schedule::{Actor, Condition, Database, Op, Schedule};
 use crate::sql::Statement;
-use comments::{step_heading, unmet_words, what};
+use comments::{step_heading, unmet_words};
 use setup::{quote_ident, session_settings, setup_sql};
 
 /// The schema the exports create and drop: nothing else of the database is touched.
@@ -85,6 +86,18 @@ struct Sent<'a> {
     entry: Option<&'a Entry>,
     /// On a counter's rows, its shape's words.
     counter: Option<crate::counter_words::CounterWords>,
+    /// On a username, its words.
+    username: Option<crate::username_words::UsernameWords>,
+}
+
+impl Sent<'_> {
+    /// What the entry does, in a few words, for the comments of the scripts.
+    fn what(&self, unit: crate::schedule::ClockUnit) -> String {
+        self.username
+            .as_ref()
+            .and_then(|u| username::what(&self.actor.name, self.op, u))
+            .unwrap_or_else(|| comments::what(&self.actor.name, self.op, unit, self.counter))
+    }
 }
 
 impl Sent<'_> {
@@ -170,6 +183,7 @@ fn plan_upto<'a>(
             unmet,
             entry,
             counter: crate::counter_words::CounterWords::of(schedule.scenario()),
+            username: crate::username_words::UsernameWords::of(schedule.scenario()),
         });
     }
     (out, clients)

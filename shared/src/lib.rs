@@ -25,4 +25,5 @@ pub mod explorer;
 pub mod export;
 pub mod link;
 pub mod scenarios;
+pub mod username_words;
 pub mod view;

@@ -130,6 +130,10 @@ pub struct SeatLock {
     /// The actor whose open transaction inserted a ticket for this seat, not yet committed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ticket: Option<String>,
+    /// On a username, the actors whose open transaction created an account of the name, not
+    /// yet committed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub accounts: Vec<String>,
 }
 
 /// An update of a seat row that its transaction has not committed.

@@ -163,6 +163,7 @@ const SHAPES: &[Listed] = &[
     builtin!("shapes-rate_limit", 6, "A rate limit", "The key has made 9 of its 10 calls: let two more through.", DoubleBooking),
     builtin!("shapes-coupon", 6, "A single-use coupon", "Get the single-use coupon SAVE50 accepted twice.", DoubleBooking),
     builtin!("shapes-abandoned-checkout", 6, "A checkout left half-way", "Lose the last ticket to a checkout nobody finishes.", LostSeat),
+    builtin!("shapes-username", 6, "A username", "Create batman twice: two accounts, one name.", DoubleBooking),
 ];
 
 /// Every built-in as listed, chapter by chapter.

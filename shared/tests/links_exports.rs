@@ -502,6 +502,19 @@ fn every_order_of_every_builtin_has_a_story_and_a_headline() {
                     assert!(line.starts_with(&name), "{}: {line}", b.id);
                     assert!(story.iter().any(|l| l.starts_with("⇒ ")), "{}", b.id);
                 }
+            } else if s.scenario().kind.is_username() {
+                // A username's verdict speaks of accounts (`username_words.rs`'s own test).
+                assert_eq!(
+                    line.starts_with("Created"),
+                    outcome.verdict.double_booked,
+                    "{}: {line}",
+                    b.id
+                );
+                assert!(
+                    story.iter().any(|l| l.starts_with("⇒ users has ")),
+                    "{}",
+                    b.id
+                );
             } else if outcome.verdict.double_booked {
                 assert!(line.starts_with("Double booking:"), "{}: {line}", b.id);
                 let consequence = |l: &String| {
@@ -552,6 +565,7 @@ const GOALS: &[(&str, Option<bool>, bool)] = &[
     ("shapes-rate_limit", Some(true), true),
     ("shapes-coupon", Some(true), true),
     ("shapes-abandoned-checkout", Some(true), true),
+    ("shapes-username", Some(true), true),
 ];
 
 #[test]

@@ -106,6 +106,9 @@ fn every_phone_agrees_with_the_model_at_every_step_of_every_builtin() {
                         );
                     }
                     assert_ne!(phone.tone, Tone::Good, "{at}");
+                } else if schedule.scenario().kind.is_username() {
+                    assert_eq!(phone.text, "Account batman created", "{at}");
+                    assert_eq!(phone.tone, Tone::Good, "{at}");
                 } else if counter.is_some() {
                     for id in &yours {
                         let words = got(id).expect("a counter's words");

@@ -138,6 +138,7 @@ fn nothing_that_shows_or_exports_a_username_race_panics() {
                     for step in 0..=s.order().len() {
                         let _ = view::phones(&s, &outcome, step);
                         let _ = view::map_at(&s, &outcome, step);
+                        let _ = view::name_at(&s, &outcome, step);
                     }
                 }
             }
@@ -145,21 +146,47 @@ fn nothing_that_shows_or_exports_a_username_race_panics() {
     }
 }
 
-/// The username race (`schedules/username-batman-checked-free-then-created-twice.json`, not
-/// on the page yet: its words are still a seat's) with every buyer running `defence`, in the
-/// order of one entry of each buyer in turn.
+/// The username built-in (`shared/scenarios/shapes-username.json`, chapter 6) with every
+/// buyer running `defence`, in the order of one entry of each buyer in turn.
 fn username_file(defence: Defence) -> shared::schedule::ScheduleFile {
-    let mut file: shared::schedule::ScheduleFile = serde_json::from_str(include_str!(
-        "../../schedules/username-batman-checked-free-then-created-twice.json"
-    ))
-    .expect("the username race is a schedule file");
-    for spec in file.actors.values_mut() {
-        *spec = shared::schedule::ProgramSpec::Defence {
-            defence: defence.id().to_string(),
-            seats: None,
-        };
+    shared::scenarios::get("shapes-username")
+        .expect("the username built-in")
+        .file_with_defence(Some(defence))
+}
+
+#[test]
+fn the_scripts_seed_the_name_and_never_a_seat() {
+    use shared::schedule::Database;
+    use shared::{engine, export};
+    for taken in [false, true] {
+        let mut file = username_file(Defence::UniqueConstraint);
+        file.scenario.seats[0].value = Some(i64::from(taken));
+        for database in [Database::Postgresql, Database::Innodb] {
+            let s = Schedule::parse(file.clone()).unwrap().on(database).unwrap();
+            let outcome = shared::assess::assess(&s, engine::simulate(&s).unwrap());
+            let scripts = match database {
+                Database::Postgresql => export::psql_scripts(&s, &outcome),
+                Database::Innodb => export::mysql_scripts(&s, &outcome),
+            };
+            let all: String = scripts.iter().map(|(_, text)| text.as_str()).collect();
+            assert!(
+                !all.contains("insert into show_seats"),
+                "{database:?}: a seat is seeded"
+            );
+            assert!(
+                !all.to_lowercase().contains("ticket for"),
+                "{database:?}: {all}"
+            );
+            assert_eq!(
+                all.contains("insert into users (username, created_by)"),
+                taken,
+                "{database:?} taken={taken}: the first account is seeded only for a taken name"
+            );
+            assert!(all.contains("The scenario's username: batman"), "{all}");
+            assert!(
+                all.contains("claims batman in usernames, whose key allows one"),
+                "{all}"
+            );
+        }
     }
-    file.order.clear();
-    file.expect = None;
-    file
 }

@@ -128,7 +128,7 @@ fn parted_at(schedule: &shared::Schedule, c: &Contrast) -> Option<String> {
     let d = c.divergence.as_ref()?;
     let (actor, op) = *model::entry_ops(schedule).get(d.entry)?;
     let a = &schedule.actors()[actor];
-    let label = model::op_label(&a.program[op], schedule.scenario().clock_unit);
+    let label = model::op_label_in(&a.program[op], schedule.scenario());
     Some(format!(
         "They part at step {}, {}'s {label}:",
         d.entry + 1,

@@ -21,6 +21,7 @@ use super::sandbox::Editor;
 use super::seatmap::SeatMap;
 use super::share::Share;
 use super::timeline::Timeline;
+use super::username::NameMap;
 use super::verdict::{ReasonLine, StepDetail, Verdict};
 use crate::state::Lab;
 
@@ -33,6 +34,8 @@ pub fn LabView(lab: Lab) -> impl IntoView {
     let counters = Memo::new(move |_| lab.schedule.with(|s| s.scenario().kind.is_counter()));
     // Known at compile time in the first bundle, which has no counter's picture.
     let counters = move || shared::schedule::SHAPES && counters.get();
+    let username = Memo::new(move |_| lab.schedule.with(|s| s.scenario().kind.is_username()));
+    let username = move || shared::schedule::SHAPES && username.get();
     view! {
         <div class="lab" class:presenter=move || lab.presenter.get()>
             <PartTabs lab />
@@ -45,6 +48,8 @@ pub fn LabView(lab: Lab) -> impl IntoView {
                 <div class="cockpit-map">
                     {move || if counters() {
                         view! { <CounterMap /> }.into_any()
+                    } else if username() {
+                        view! { <NameMap /> }.into_any()
                     } else {
                         view! { <SeatMap /> }.into_any()
                     }}

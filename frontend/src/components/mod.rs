@@ -23,6 +23,7 @@ mod seatmap;
 mod share;
 mod timeline;
 mod timeline_event;
+mod username;
 mod verdict;
 
 pub use pages::{ChapterPage, Home, Nav, NotFound};

@@ -32,8 +32,7 @@ pub fn Phones() -> impl IntoView {
                         .ok()
                         .map(|o| model::phone(s, o, &name, step));
                     let memory = memories.remove(&name).unwrap_or_default();
-                    let counter = shared::counter_words::CounterWords::of(s.scenario());
-                    let memory = (memory.remembers(counter), memory.told_words(counter));
+                    let memory = memory.lines(s.scenario());
                     (lane, name, phone, memory)
                 })
                 .collect::<Vec<_>>()

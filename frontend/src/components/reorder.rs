@@ -18,7 +18,7 @@ pub fn ReorderBar() -> impl IntoView {
             Some((
                 index,
                 model::display_name(&a.name),
-                model::op_label(&a.program[op], s.scenario().clock_unit),
+                model::op_label_in(&a.program[op], s.scenario()),
             ))
         })
     });

@@ -52,7 +52,25 @@ pub fn StoredRows() -> impl IntoView {
                     </table>
                 }
             })}
-            {move || tables.get().filter(|_| !kind.get().is_counter()).map(|t| view! {
+            {move || tables.get().filter(|_| kind.get().is_username()).map(|t| view! {
+                <table class="data" data-testid="rows">
+                    <caption class="rows-extra">"users (the accounts) and usernames (the claimed names)"</caption>
+                    <thead><tr><th>"username"</th><th>"accounts in users"</th><th>"owner in usernames"</th></tr></thead>
+                    <tbody>
+                        {t.seats.iter().map(|s| {
+                            let owner = t.bookings.iter().find(|b| b.seat == s.id).map(|b| b.holder.clone());
+                            view! {
+                                <tr>
+                                    <td>{s.id.clone()}</td>
+                                    <td>{s.value.unwrap_or_default()}</td>
+                                    <td>{owner.unwrap_or_else(|| "none".to_string())}</td>
+                                </tr>
+                            }
+                        }).collect_view()}
+                    </tbody>
+                </table>
+            })}
+            {move || tables.get().filter(|_| kind.get().is_seats()).map(|t| view! {
                 <table class="data" data-testid="rows">
                     <thead><tr><th>"seat"</th><th>"status"</th><th>"holder"</th><th>"hold id"</th><th>"until"</th></tr></thead>
                     <tbody>

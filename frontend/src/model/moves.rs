@@ -8,7 +8,7 @@ mod marks;
 use shared::engine::{Blocked, Engine};
 use shared::{Schedule, ScheduleError};
 
-use super::{display_name, op_label, run};
+use super::{display_name, op_label_in, run};
 
 pub use marks::condition_marks;
 
@@ -80,7 +80,7 @@ fn refusal(
                 .order()
                 .get(entry)
                 .and_then(|_| super::entry_ops(schedule).get(entry).copied())
-                .map(|(a, o)| op_label(&schedule.actors()[a].program[o], unit(schedule)))
+                .map(|(a, o)| op_label_in(&schedule.actors()[a].program[o], schedule.scenario()))
                 .unwrap_or_default();
             let blockers = names(&on);
             let verb = if on.len() > 1 {
@@ -155,16 +155,11 @@ pub fn next_steps(schedule: &Schedule) -> Vec<NextStep> {
             Some(NextStep {
                 actor: a,
                 who: display_name(&actor.name),
-                label: op_label(op, unit(schedule)),
+                label: op_label_in(op, schedule.scenario()),
                 waits_for,
             })
         })
         .collect()
-}
-
-/// The unit of `schedule`'s clock, in which its advances are labelled.
-fn unit(schedule: &Schedule) -> shared::schedule::ClockUnit {
-    schedule.scenario().clock_unit
 }
 
 #[cfg(test)]

@@ -1,7 +1,8 @@
-//! Chapter 6, "The same shape everywhere": the race for a seat on four other things people
-//! race for (a general-admission section, a balance, a rate limit, a single-use coupon), each
-//! under every defence that fits a counter. After the sandbox, so that every address of the
-//! chapters before it (the live room's "open in the sandbox" among them) stays what it was.
+//! Chapter 6, "The same shape everywhere": the race for a seat on five other things people
+//! race for (a general-admission section, a balance, a rate limit, a single-use coupon, each
+//! under every defence that fits a counter; and a username, under every defence that fits it).
+//! After the sandbox, so that every address of the chapters before it (the live room's "open
+//! in the sandbox" among them) stays what it was.
 
 // Without the shapes (the first bundle) only the title, the goal and the matrix's absence are used.
 #![cfg_attr(not(feature = "shapes"), allow(dead_code))]
@@ -27,20 +28,36 @@ pub const FITTING: [Defence; 11] = [
     Defence::LockNowaitRetry,
 ];
 
+/// The defences that fit a username, in the order the chooser offers them: every defence whose
+/// program only reads, locks (waiting), inserts an account, or claims the name
+/// (`Defence::fits(Shape::Username)`; a test holds the two together). The unique key fits here,
+/// and NOWAIT and SKIP LOCKED do not: a name that no account has has no row to lock.
+pub const USERNAME_FITTING: [Defence; 9] = [
+    Defence::CheckThenAct,
+    Defence::Transaction,
+    Defence::AtomicUpdate,
+    Defence::LockRow,
+    Defence::UniqueConstraint,
+    Defence::RepeatableRead,
+    Defence::Serializable,
+    Defence::RepeatableReadRetry,
+    Defence::SerializableRetry,
+];
+
 /// One variant per fitting defence for a shape's built-in: its own file first (check, then
 /// act, no override), then each other defence switched in.
-const fn variants(scenario: &'static str) -> [Variant; FITTING.len()] {
+const fn variants<const N: usize>(scenario: &'static str, fitting: [Defence; N]) -> [Variant; N] {
     let mut out = [Variant {
         label: Defence::CheckThenAct.title(),
         scenario,
         defence: None,
-    }; FITTING.len()];
+    }; N];
     let mut i = 1;
-    while i < FITTING.len() {
+    while i < N {
         out[i] = Variant {
-            label: FITTING[i].title(),
+            label: fitting[i].title(),
             scenario,
-            defence: Some(FITTING[i]),
+            defence: Some(fitting[i]),
         };
         i += 1;
     }
@@ -56,15 +73,16 @@ const fn shape(title: &'static str, variants: &'static [Variant]) -> Part {
     }
 }
 
-const GENERAL_ADMISSION: [Variant; FITTING.len()] = variants("shapes-general_admission");
-const BALANCE: [Variant; FITTING.len()] = variants("shapes-balance");
-const RATE_LIMIT: [Variant; FITTING.len()] = variants("shapes-rate_limit");
-const COUPON: [Variant; FITTING.len()] = variants("shapes-coupon");
+const GENERAL_ADMISSION: [Variant; FITTING.len()] = variants("shapes-general_admission", FITTING);
+const BALANCE: [Variant; FITTING.len()] = variants("shapes-balance", FITTING);
+const RATE_LIMIT: [Variant; FITTING.len()] = variants("shapes-rate_limit", FITTING);
+const COUPON: [Variant; FITTING.len()] = variants("shapes-coupon", FITTING);
+const USERNAME: [Variant; USERNAME_FITTING.len()] = variants("shapes-username", USERNAME_FITTING);
 
 pub(super) const CHAPTER: Chapter = Chapter {
     number: 6,
     title: "The same shape everywhere",
-    goal: "Oversell a section, overdraw an account, beat a rate limit and spend a coupon twice. Then find the defences that stop all four.",
+    goal: "Oversell a section, overdraw an account, beat a rate limit, spend a coupon twice and create batman twice. Then find the defences that stop all five.",
     text: TEXT,
     parts: PARTS,
     editable: false,
@@ -110,8 +128,17 @@ const TEXT: &[&str] = &[
          clean up. A single counter of tickets left has nowhere to write whose ticket is \
          pending: lower it when a checkout begins, and a checkout that is abandoned lowers \
          it for good, until a cleanup job puts the ticket back. The last part plays one: \
-         a buyer takes the last ticket, the payment is declined, and the buyer walks away. \
-         Pick a shape below, then a defence, and look where the second request stops.",
+         a buyer takes the last ticket, the payment is declined, and the buyer walks away.",
+    "A username is the same race on a row that does not exist yet. Two sign-ups both \
+     look for an account called batman, both find none, and both create one: the users \
+     table has two batmans, since its index on the name is not unique. Locking first \
+     does not help here. SELECT \u{2026} FOR UPDATE locks the rows it finds, and it finds \
+     none, so both pass. What stops the second sign-up is a key: a table of claimed names \
+     whose primary key is the name. The second INSERT waits for the first one's commit \
+     and then fails with a duplicate key (23505 on PostgreSQL, 1062 on MariaDB), or with \
+     ON CONFLICT DO NOTHING (INSERT IGNORE) it inserts nothing, and the application \
+     must read that zero as \u{201c}taken\u{201d}. Pick a shape below, then a defence, and \
+     look where the second request stops.",
 ];
 
 #[cfg(feature = "shapes")]
@@ -121,6 +148,8 @@ const PARTS: &[Part] = &[
     shape("A rate limit", &RATE_LIMIT),
     shape("A single-use coupon", &COUPON),
     one!("A checkout left half-way", "shapes-abandoned-checkout"),
+    // Last, so that the parts before it keep their addresses.
+    shape("A username", &USERNAME),
 ];
 
 #[cfg(not(feature = "shapes"))]
@@ -147,20 +176,44 @@ mod tests {
     }
 
     #[test]
+    fn the_username_chooser_offers_exactly_the_defences_that_fit_a_username() {
+        let mut offered = USERNAME_FITTING.to_vec();
+        offered.sort();
+        let want: Vec<Defence> = Defence::ALL
+            .into_iter()
+            .filter(|d| d.fits(Shape::Username))
+            .collect();
+        assert_eq!(offered, want);
+    }
+
+    #[test]
     fn each_part_runs_its_shape_under_every_fitting_defence() {
-        // The checkout left half-way is a program of its own, not a defence: the last part.
-        let (shapes, checkout) = CHAPTER.parts.split_at(CHAPTER.parts.len() - 1);
-        assert_eq!(
-            checkout[0].variants[0].scenario,
-            "shapes-abandoned-checkout"
-        );
+        // The checkout left half-way is a program of its own, not a defence.
+        let checkout: Vec<&Part> = CHAPTER
+            .parts
+            .iter()
+            .filter(|p| p.variants[0].scenario == "shapes-abandoned-checkout")
+            .collect();
+        assert_eq!(checkout.len(), 1);
+        let shapes = CHAPTER
+            .parts
+            .iter()
+            .filter(|p| p.variants[0].scenario != "shapes-abandoned-checkout");
         for part in shapes {
-            assert_eq!(part.variants.len(), FITTING.len());
-            for (v, d) in part.variants.iter().zip(FITTING) {
+            let username = part.variants[0].scenario == "shapes-username";
+            let fitting: &[Defence] = if username {
+                &USERNAME_FITTING
+            } else {
+                &FITTING
+            };
+            assert_eq!(part.variants.len(), fitting.len());
+            for (v, &d) in part.variants.iter().zip(fitting) {
                 let b = crate::scenarios::get(v.scenario).expect("built-in");
                 let s =
                     crate::schedule::Schedule::parse(b.file_with_defence(v.defence)).expect("fits");
-                assert!(s.scenario().kind.is_counter(), "{}", v.scenario);
+                let kind = s.scenario().kind;
+                assert!(kind.is_counter() || username, "{}", v.scenario);
+                assert_eq!(kind.is_username(), username, "{}", v.scenario);
                 assert!(
                     s.actors().iter().all(|a| a.defence == Some(d)),
                     "{} {d}",

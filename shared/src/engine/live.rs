@@ -26,6 +26,8 @@ pub(crate) struct LiveSeat {
     pub write: Option<(u8, SeatVal)>,
     /// The actor whose open transaction inserted this seat's ticket.
     pub ticket: Option<u8>,
+    /// On a username, the actors whose open transaction created an account of the name.
+    pub accounts: Vec<u8>,
 }
 
 impl LiveSeat {
@@ -34,6 +36,7 @@ impl LiveSeat {
             && self.queue.is_empty()
             && self.write.is_none()
             && self.ticket.is_none()
+            && self.accounts.is_empty()
     }
 
     pub fn render(&self, names: &Names) -> SeatLock {
@@ -50,6 +53,7 @@ impl LiveSeat {
                 value: names.take().map(|_| val.value),
             }),
             ticket: self.ticket.map(name),
+            accounts: self.accounts.iter().map(|&a| name(a)).collect(),
         }
     }
 }
@@ -90,6 +94,13 @@ impl Engine<'_> {
             .iter()
             .find(|r| r.table == Table::Booking && r.seat as usize == seat && open(&r.xmin))
             .map(|r| actor(r.xmin));
+        let accounts = self
+            .db
+            .rows
+            .iter()
+            .filter(|r| r.table == Table::User && r.seat as usize == seat && open(&r.xmin))
+            .map(|r| actor(r.xmin))
+            .collect();
         let innodb = self.innodb();
         let mut live = LiveSeat {
             seat: seat as u8,
@@ -99,6 +110,7 @@ impl Engine<'_> {
                 .filter(open)
                 .map(|t| (actor(t), newest.val)),
             ticket,
+            accounts,
         };
         if innodb {
             self.inno_live(seat, &mut live);

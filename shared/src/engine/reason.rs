@@ -6,9 +6,11 @@
 mod counter;
 mod innodb;
 mod phrase;
+mod username;
 
 use crate::counter_words::CounterWords;
 use crate::schedule::{Condition, Op, Schedule};
+use crate::username_words::UsernameWords;
 
 use super::locks::WaitOn;
 use super::names::{title, Names};
@@ -23,6 +25,8 @@ struct Cx<'a> {
     clock: i64,
     node: &'a Node,
     counter: Option<CounterWords>,
+    /// On a username, its words.
+    username: Option<UsernameWords>,
 }
 
 impl Cx<'_> {
@@ -44,6 +48,7 @@ pub(crate) fn line(names: &Names, schedule: &Schedule, node: &Node) -> String {
         clock: node.committed.clock,
         node,
         counter: CounterWords::of(schedule.scenario()),
+        username: UsernameWords::of(schedule.scenario()),
     };
     let op = &schedule.actors()[node.actor].program[node.op_index];
     let who = subject(&e, node.actor, op);
@@ -112,6 +117,9 @@ fn waiting(e: &Cx<'_>, node: &Node) -> String {
     if let Some(kind) = w.innodb.filter(|_| innodb) {
         return innodb::waiting(e, node, w, kind);
     }
+    if let Some(u) = &e.username {
+        return username::waiting(u, w.on, w.for_holder, &names);
+    }
     let seat = &e.row(w.seat as usize);
     match w.on {
         WaitOn::Xact(_) => format!(
@@ -160,6 +168,10 @@ fn unmet(e: &Cx<'_>, op: &Op, d: &Done) -> String {
             "{what}: the last attempt did not fail with a serialization failure (40001), a deadlock (40P01) or a busy row (55P03), so there is nothing to retry"
         ),
         (false, true) => format!("{what}: the transaction it belongs to did not start"),
+        (false, false) if e.username.is_some() => format!(
+            "{what}: the application was never told {} is free",
+            e.username.as_ref().map_or("", |u| u.name())
+        ),
         (false, false) => match crate::counter_words::CounterWords::of(e.schedule.scenario()) {
             Some(c) => format!("{what}: the application was never told it got {}", c.request()),
             None => format!("{what}: the application was never told the seats are held"),

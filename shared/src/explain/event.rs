@@ -5,6 +5,7 @@
 
 mod clock;
 mod took;
+mod username;
 
 use std::collections::BTreeMap;
 
@@ -91,6 +92,9 @@ impl Event<'_> {
         if got.is_empty() {
             return base;
         }
+        if let Some(u) = crate::username_words::UsernameWords::of(self.schedule.scenario()) {
+            return self.username_told(&u, base);
+        }
         if let Some(c) = self.counter() {
             return format!("{base} and {}", c.told());
         }
@@ -127,6 +131,11 @@ impl Event<'_> {
         let who = self.who();
         if self.skipped_by_condition() {
             return None;
+        }
+        if let Some(u) = crate::username_words::UsernameWords::of(self.schedule.scenario()) {
+            if let Some(line) = self.username_line(&u, result) {
+                return Some(line);
+            }
         }
         if let StepResult::Error { code, message } = result {
             return Some(format!(

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use super::stop::{distinct, label, How, Stop};
+use super::stop::{distinct, label_of, How, Stop};
 use super::{Exploration, Group, Visitor};
 use crate::assess::{judge_compact, CompactJudge, CompactVerdict};
 use crate::engine::{Engine, Names};
@@ -71,7 +71,8 @@ impl<'s> Visitor<'s> for Grouper<'s> {
         }
         for d in node.events.done.iter() {
             let op = &self.schedule.actors()[d.actor].program[d.op_index];
-            let Some(how) = How::of(op, &d.result) else {
+            let username = self.schedule.scenario().kind.is_username();
+            let Some(how) = How::of(op, &d.result, username) else {
                 continue;
             };
             let first = &mut stops.first[d.actor];
@@ -147,11 +148,7 @@ impl<'s> Grouper<'s> {
         let stops = self.stops(key);
         let label = (
             key.verdict.verdict(names),
-            label(
-                key.verdict.double_booked,
-                &stops,
-                crate::counter_words::CounterWords::of(self.schedule.scenario()),
-            ),
+            label_of(self.schedule, key.verdict.double_booked, &stops),
         );
         if let Some(&group) = self.by_label.get(&label) {
             return group;

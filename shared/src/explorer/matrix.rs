@@ -14,6 +14,7 @@ use crate::defences::Defence;
 use crate::schedule::{
     Database, ProgramSpec, Scenario, Schedule, ScheduleFile, SeatSpec, SeatStatus, Shape, CLOCK,
 };
+use crate::username_words::UsernameWords;
 
 /// A column of the defence × scenario matrix: buyers racing for one seat.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -65,6 +66,7 @@ const SHAPE_COLUMNS: &[MatrixScenario] = &[
     shape_column("balance", "A balance", Shape::Balance),
     shape_column("rate_limit", "A rate limit", Shape::RateLimit),
     shape_column("coupon", "A single-use coupon", Shape::Coupon),
+    shape_column("username", "A username", Shape::Username),
 ];
 
 const fn shape_column(id: &'static str, title: &'static str, kind: Shape) -> MatrixScenario {
@@ -147,7 +149,7 @@ pub fn matrix_schedule_on(
 ) -> Option<Schedule> {
     let row = MATRIX_DEFENCES.contains(&defence).then_some(defence)?;
     let column = matrix_column(scenario)?;
-    if column.kind.is_counter() {
+    if !column.kind.is_seats() {
         return counter_schedule(row, column, database);
     }
     let seats = vec!["A7".to_string()];
@@ -268,12 +270,17 @@ pub fn matrix_cell_on(defence: Defence, scenario: &str, database: Database) -> O
     let schedule = matrix_schedule_on(defence, scenario, database)?;
     let exploration = explore(&schedule, MATRIX_CELL_LIMIT);
     let kind = schedule.scenario().kind;
-    let ways = ways(&exploration, CounterWords::of(schedule.scenario()));
+    let username = UsernameWords::of(schedule.scenario());
+    let ways = ways(
+        &exploration,
+        CounterWords::of(schedule.scenario()),
+        username.as_ref(),
+    );
     Some(MatrixCell {
         defence,
         scenario: scenario.to_string(),
         database,
-        summary: summary(&exploration, &ways, kind),
+        summary: summary(&exploration, &ways, kind, username.as_ref()),
         ways,
         exploration,
     })
@@ -281,7 +288,11 @@ pub fn matrix_cell_on(defence: Defence, scenario: &str, database: Database) -> O
 
 /// The ways of a cell's orders: the double bookings first, then each stop by the orders it
 /// ended (most first, then by words).
-fn ways(e: &Exploration, counter: Option<CounterWords>) -> Vec<Way> {
+fn ways(
+    e: &Exploration,
+    counter: Option<CounterWords>,
+    username: Option<&UsernameWords>,
+) -> Vec<Way> {
     let mut ways: Vec<Way> = Vec::new();
     for g in &e.groups {
         let stops: Vec<Option<&Stop>> = if g.verdict.double_booked {
@@ -294,10 +305,14 @@ fn ways(e: &Exploration, counter: Option<CounterWords>) -> Vec<Way> {
                 Some(way) => way.orders += g.count,
                 None => ways.push(Way {
                     stop: stop.cloned(),
-                    words: stop.map_or_else(
-                        || counter.map_or_else(|| NOT_STOPPED.to_string(), |c| c.not_stopped()),
-                        |s| s.words_in(counter),
-                    ),
+                    words: match (stop, username) {
+                        (None, Some(u)) => u.not_stopped(),
+                        (Some(s), Some(u)) => s.words_of(u),
+                        _ => stop.map_or_else(
+                            || counter.map_or_else(|| NOT_STOPPED.to_string(), |c| c.not_stopped()),
+                            |s| s.words_in(counter),
+                        ),
+                    },
                     orders: g.count,
                     example: g.example.clone(),
                 }),
@@ -325,7 +340,8 @@ fn n_orders(n: u64) -> String {
 
 /// The cell's words, as sentences: how many orders sell the seat twice, and how the others
 /// stopped the buyers who got no seat, with how many orders each (the most common first).
-fn summary(e: &Exploration, ways: &[Way], kind: Shape) -> String {
+fn summary(e: &Exploration, ways: &[Way], kind: Shape, username: Option<&UsernameWords>) -> String {
+    let named;
     // Seats, at compile time, in a build without the shapes.
     let kind = if crate::schedule::SHAPES {
         kind
@@ -333,7 +349,11 @@ fn summary(e: &Exploration, ways: &[Way], kind: Shape) -> String {
         Shape::Seats
     };
     let (sells, sell) = match kind {
-        Shape::Seats | Shape::Username => ("sells the seat twice", "sell the seat twice"),
+        Shape::Username => {
+            named = username.map(UsernameWords::sells).unwrap_or_default();
+            (named.0.as_str(), named.1.as_str())
+        }
+        Shape::Seats => ("sells the seat twice", "sell the seat twice"),
         Shape::GeneralAdmission => (
             "sells more tickets than there were",
             "sell more tickets than there were",
@@ -345,6 +365,11 @@ fn summary(e: &Exploration, ways: &[Way], kind: Shape) -> String {
         ),
         Shape::Coupon => ("uses the coupon twice", "use the coupon twice"),
     };
+    let (one_who, many_who) = if kind.is_username() {
+        ("sign-up that", "sign-ups that")
+    } else {
+        ("buyer who", "buyers who")
+    };
     let stopped: Vec<String> = ways
         .iter()
         .filter(|w| w.stop.is_some())
@@ -352,9 +377,9 @@ fn summary(e: &Exploration, ways: &[Way], kind: Shape) -> String {
         .collect();
     let how = match stopped.as_slice() {
         [] => String::new(),
-        [one] => format!(" The buyer who missed out {one}."),
+        [one] => format!(" The {one_who} missed out {one}."),
         many => format!(
-            " The buyers who missed out were stopped in {} ways: {}.",
+            " The {many_who} missed out were stopped in {} ways: {}.",
             many.len(),
             many.join("; ")
         ),
@@ -371,7 +396,7 @@ fn summary(e: &Exploration, ways: &[Way], kind: Shape) -> String {
             "{d} of {}{of} {sell}. In the other {}:{}",
             n_orders(e.orders),
             e.orders - d,
-            how.replacen(" The buyer", " the buyer", 1)
+            how.replacen(" The ", " the ", 1)
         ),
     }
 }

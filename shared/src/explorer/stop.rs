@@ -10,6 +10,7 @@ use crate::counter_words::CounterWords;
 use crate::outcome::{Answer, SeatOutcome, StepResult, Trace, Verdict};
 use crate::schedule::{Op, Schedule, CLOCK};
 use crate::sqlstate::SqlState;
+use crate::username_words::UsernameWords;
 
 /// How the buyers who ended with no seat were stopped, one entry per distinct way (sorted by
 /// their words); empty for a double booking, where nobody was.
@@ -23,6 +24,7 @@ pub fn stops(
         return Vec::new();
     }
     let seated: Vec<&String> = seats.values().flat_map(|s| s.told.iter()).collect();
+    let username = schedule.scenario().kind.is_username();
     distinct(
         schedule
             .actors()
@@ -33,7 +35,9 @@ pub fn stops(
                 let waited = mine.clone().any(|e| !e.waited_for.is_empty());
                 let how = mine
                     .filter_map(|e| Some((e.op_index, e.result.as_ref()?)))
-                    .find_map(|(op_index, result)| How::of(&a.program[op_index], result))?;
+                    .find_map(|(op_index, result)| {
+                        How::of(&a.program[op_index], result, username)
+                    })?;
                 Some(how.stop(waited))
             }),
     )
@@ -46,11 +50,27 @@ pub fn stop_label(
     seats: &BTreeMap<String, SeatOutcome>,
     verdict: &Verdict,
 ) -> String {
-    label(
+    label_of(
+        schedule,
         verdict.double_booked,
         &stops(schedule, trace, seats, verdict),
-        CounterWords::of(schedule.scenario()),
     )
+}
+
+/// The words of a group's stops in `schedule`'s shape: a username's, a counter's or a seat's.
+pub(super) fn label_of(schedule: &Schedule, double_booked: bool, stops: &[Stop]) -> String {
+    let Some(u) = UsernameWords::of(schedule.scenario()) else {
+        return label(double_booked, stops, CounterWords::of(schedule.scenario()));
+    };
+    match stops {
+        [] if !double_booked => "nobody was turned away".to_string(),
+        _ if double_booked => u.not_stopped(),
+        _ => stops
+            .iter()
+            .map(|s| s.words_of(&u))
+            .collect::<Vec<_>>()
+            .join("; "),
+    }
 }
 
 /// What a double booking's stop label says.
@@ -131,6 +151,22 @@ impl Stop {
         }
     }
 
+    /// In words, on a username: "saw batman taken and did not create it", "waited, then got
+    /// error 23505 (duplicate key: batman was already claimed)".
+    pub fn words_of(&self, u: &UsernameWords) -> String {
+        let how = match &self.how {
+            StopHow::Error { code } => u.error_stop(code),
+            StopHow::Skipped => u.stop_skipped(),
+            StopHow::UpdatedNoRows => u.stop_claimed(),
+            how => Self::seat_words(how),
+        };
+        if self.waited {
+            format!("waited, then {how}")
+        } else {
+            how
+        }
+    }
+
     fn seat_words(how: &StopHow) -> String {
         match how {
             StopHow::Error { code } => format!("got error {code} ({})", code.name()),
@@ -167,9 +203,11 @@ pub(super) enum How<C> {
 }
 
 impl<'r> How<&'r SqlState> {
-    /// What the final result of `op` says, if it stopped the buyer.
-    pub(super) fn of(op: &Op, result: &'r StepResult) -> Option<How<&'r SqlState>> {
+    /// What the final result of `op` says, if it stopped the buyer. On a `username`, a
+    /// locking check that found no account returned no row without skipping any.
+    pub(super) fn of(op: &Op, result: &'r StepResult, username: bool) -> Option<How<&'r SqlState>> {
         Some(match (op, result) {
+            (Op::Lock { .. }, StepResult::Ok { .. }) if username => return None,
             (_, StepResult::Error { code, .. }) => How::Error(code),
             (_, StepResult::Skipped) => How::Skipped,
             (_, StepResult::Answer { answer })

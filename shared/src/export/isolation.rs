@@ -12,7 +12,7 @@ mod tester;
 use std::collections::BTreeSet;
 
 use super::{
-    plan, quote_ident, session_settings, setup_sql, step_heading, unmet_words, what, Sent, SCHEMA,
+    plan, quote_ident, session_settings, setup_sql, step_heading, unmet_words, Sent, SCHEMA,
 };
 use crate::explain;
 use crate::outcome::{Outcome, StepResult};
@@ -189,12 +189,7 @@ impl Spec<'_, '_> {
                 out.push_str(&format!(
                     "  # {}: {} ({})\n",
                     step_heading(self.plan, s.k, self.schedule.order().len()),
-                    what(
-                        &s.actor.name,
-                        s.op,
-                        self.schedule.scenario().clock_unit,
-                        s.counter,
-                    ),
+                    s.what(self.schedule.scenario().clock_unit),
                     why.trim_end_matches('.')
                 ));
             }

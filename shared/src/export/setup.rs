@@ -7,8 +7,12 @@ use crate::schedule::{Database, Schedule, SeatStatus};
 use crate::sql::{self, Param, Statement};
 
 /// A counter scenario's rows as the executors seed them (`Table::insert`, one statement a row)
-/// in `database`'s dialect, under a comment saying what they are; `None` for seats.
+/// in `database`'s dialect, under a comment saying what they are (a username's, its seed);
+/// `None` for seats.
 pub(super) fn counter_rows(schedule: &Schedule, database: Database) -> Option<String> {
+    if let Some(rows) = super::username::rows(schedule, database) {
+        return Some(rows);
+    }
     let scenario = schedule.scenario();
     let table = sql::counter::table(scenario.kind)?;
     let words = CounterWords::of(scenario)?;
@@ -49,7 +53,7 @@ pub(super) fn counter_rows(schedule: &Schedule, database: Database) -> Option<St
 pub(super) fn scenario_comment(schedule: &Schedule) -> String {
     let scenario = schedule.scenario();
     let unit = scenario.clock_unit;
-    if scenario.kind.is_counter() {
+    if !scenario.kind.is_seats() {
         return format!("\n-- The clock at {}.\n", unit.at(scenario.clock));
     }
     format!(

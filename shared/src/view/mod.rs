@@ -17,6 +17,7 @@ pub mod refusal;
 pub mod reply;
 pub mod room;
 pub mod step;
+pub mod username;
 pub mod words;
 
 pub use app::{app_at, App, Got, Said};
@@ -26,6 +27,7 @@ pub use phone::{buyers, memories, phone, phones, Memory, Phone, Tone};
 pub use refusal::Refusal;
 pub use reply::{reply, Request};
 pub use step::{deciding_step, goal_at, is_bad, playable, prefix, run, verdict_at, StepVerdict};
+pub use username::{name_at, NameRow};
 
 /// The name of a buyer as the page writes it: `omar` → "Omar", `a` → "A".
 pub fn display_name(actor: &str) -> String {

@@ -2,6 +2,7 @@
 //! counter's rows the phone speaks its shape's words (`counter.rs`).
 
 mod counter;
+mod username;
 
 use std::collections::BTreeMap;
 
@@ -11,7 +12,8 @@ use super::words;
 use super::{display_name, tables_at, told_at};
 use crate::counter_words::CounterWords;
 use crate::engine::capitalise;
-use crate::schedule::{ClockUnit, Op, Schedule, CLOCK};
+use crate::schedule::{ClockUnit, Op, Scenario, Schedule, CLOCK};
+use crate::username_words::UsernameWords;
 use crate::Outcome;
 
 /// What a buyer's phone shows, and how it feels.
@@ -111,6 +113,9 @@ pub fn phone(schedule: &Schedule, outcome: &Outcome, actor: &str, step: usize) -
     let got = |seat: &String| app.got.get(seat).copied().unwrap_or(Got::Held(None));
     let ran_out = |seat: &String| matches!(got(seat), Got::Held(Some(u)) if u < clock);
     let yours: Vec<String> = told.iter().filter(|s| !ran_out(s)).cloned().collect();
+    if let Some(u) = UsernameWords::of(schedule.scenario()) {
+        return username::phone(&u, &app, &yours, schedule.database());
+    }
     if let Some(c) = CounterWords::of(schedule.scenario()) {
         let wants: Vec<String> = schedule
             .actor_index(actor)
@@ -242,6 +247,30 @@ pub struct Memory {
 }
 
 impl Memory {
+    /// What the application remembers and what it was told it got, in `scenario`'s words: a
+    /// username's, a counter's or a seat's.
+    pub fn lines(&self, scenario: &Scenario) -> (String, String) {
+        match UsernameWords::of(scenario) {
+            Some(u) => (self.remembers_name(&u), u.told_words(!self.told.is_empty())),
+            None => {
+                let counter = CounterWords::of(scenario);
+                (self.remembers(counter), self.told_words(counter))
+            }
+        }
+    }
+
+    /// What the application remembers of its check of a username: "batman free".
+    pub fn remembers_name(&self, u: &UsernameWords) -> String {
+        let all: Vec<String> = (self.free.iter().map(|_| u.remembers(true)))
+            .chain(self.taken.iter().map(|_| u.remembers(false)))
+            .collect();
+        if all.is_empty() {
+            "nothing yet".to_string()
+        } else {
+            all.join(", ")
+        }
+    }
+
     /// What the application remembers, for a person: "A7 free, A8 taken", or on a counter's
     /// rows in its shape's words ("a ticket left in GA", "less than 100 in the joint account").
     pub fn remembers(&self, counter: Option<CounterWords>) -> String {

@@ -17,6 +17,10 @@ pub(super) fn waiting(e: &Cx<'_>, node: &Node, w: WaitNote, kind: InnoWait) -> S
             .collect()
     };
     let (holders, ahead) = (names(false), names(true));
+    if let Some(u) = &e.username {
+        let op = &e.schedule.actors()[node.actor].program[node.op_index];
+        return super::username::waiting_innodb(u, kind, op, &holders, &ahead);
+    }
     let verb = |n: &[String], one: &str, many: &str| {
         if n.len() == 1 {
             one.to_string()

@@ -7,7 +7,7 @@ use crate::schedule::{Condition, Now, Op, PayOutcome, SeatStatus};
 use super::super::names::title;
 use super::super::stmt::Fact;
 use super::super::trace::Done;
-use super::{counter, join, unmet, Cx};
+use super::{counter, join, unmet, username, Cx};
 
 /// What an operation did, as a verb phrase (no subject).
 pub(super) fn phrase(e: &Cx<'_>, op: &Op, d: &Done) -> String {
@@ -18,6 +18,11 @@ pub(super) fn phrase(e: &Cx<'_>, op: &Op, d: &Done) -> String {
             .map(|(s, _)| e.row(s as usize))
             .collect()
     };
+    if let Some(u) = &e.username {
+        if let Some(line) = username::phrase(e, u, op, d) {
+            return line;
+        }
+    }
     if let Some(c) = e.counter {
         match (&d.result, op) {
             (StepResult::Skipped, _) if d.facts.unmet.is_none() => return counter::skipped(c, op),

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use crate::explain;
-use crate::export::{step_heading, unmet_words, what, Sent};
+use crate::export::{step_heading, unmet_words, Sent};
 use crate::outcome::{Answer, Outcome, SeenRow, StepResult};
 use crate::schedule::{ClockUnit, Op, Schedule, SeatStatus, CLOCK};
 use crate::sql::Param;
@@ -48,7 +48,7 @@ fn step(
     let mut out = format!(
         "-- {}: {}\n",
         step_heading(plan, sent.k, total),
-        what(&sent.actor.name, sent.op, unit, sent.counter)
+        sent.what(unit)
     );
     let Some(statement) = &sent.statement else {
         let why = match (sent.op, sent.result()) {
@@ -61,6 +61,10 @@ fn step(
                 sent.redis.as_deref().unwrap_or(""),
                 result.map_or("(not run)".to_string(), |r| r.short())
             ),
+            (_, Some(StepResult::Skipped)) if sent.username.is_some() => {
+                let u = sent.username.as_ref().expect("a username");
+                super::super::username::not_sent(&sent.actor.name, u)
+            }
             (_, Some(StepResult::Skipped)) if sent.counter.is_some() => {
                 let c = sent.counter.expect("a counter");
                 let first = sent.op.seats().first().map_or("", String::as_str);
@@ -134,8 +138,17 @@ fn answer(sent: &Sent<'_>, hold: Option<&Param>, outcome: &Outcome, unit: ClockU
         (Op::Begin { .. }, _) => "BEGIN".to_string(),
         (Op::Commit, _) => "COMMIT".to_string(),
         (Op::Rollback, _) => "ROLLBACK".to_string(),
+        (Op::Read { .. } | Op::Lock { .. }, _) if sent.username.is_some() => {
+            let u = sent.username.as_ref().expect("a username");
+            super::super::username::seen(sent.entry.map_or(&[][..], |e| &e.trace.seen), u)
+        }
         (Op::Read { .. } | Op::Lock { .. }, _) => {
             rows(sent.entry.map_or(&[][..], |e| &e.trace.seen), unit, sent)
+        }
+        (Op::Write { .. } | Op::Claim { .. }, StepResult::Ok { rows })
+            if sent.username.is_some() =>
+        {
+            format!("INSERT 0 {}", rows.unwrap_or(0))
         }
         (Op::Book { .. }, StepResult::Ok { rows }) => format!("INSERT 0 {}", rows.unwrap_or(0)),
         (Op::Write { .. } | Op::Claim { .. } | Op::Sweep, StepResult::Ok { rows }) => {
