@@ -93,14 +93,18 @@ struct Sent<'a> {
 impl Sent<'_> {
     /// What the entry does, in a few words, for the comments of the scripts.
     fn what(&self, unit: crate::schedule::ClockUnit) -> String {
-        self.username
-            .as_ref()
+        self.username()
             .and_then(|u| username::what(&self.actor.name, self.op, u))
             .unwrap_or_else(|| comments::what(&self.actor.name, self.op, unit, self.counter))
     }
 }
 
 impl Sent<'_> {
+    /// On a username, its words; `None` at compile time without the `shapes` feature.
+    fn username(&self) -> Option<&crate::username_words::UsernameWords> {
+        self.username.as_ref().filter(|_| crate::schedule::SHAPES)
+    }
+
     fn result(&self) -> Option<&StepResult> {
         self.entry.and_then(|e| e.trace.result.as_ref())
     }

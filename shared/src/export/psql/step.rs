@@ -61,8 +61,8 @@ fn step(
                 sent.redis.as_deref().unwrap_or(""),
                 result.map_or("(not run)".to_string(), |r| r.short())
             ),
-            (_, Some(StepResult::Skipped)) if sent.username.is_some() => {
-                let u = sent.username.as_ref().expect("a username");
+            (_, Some(StepResult::Skipped)) if sent.username().is_some() => {
+                let u = sent.username().expect("a username");
                 super::super::username::not_sent(&sent.actor.name, u)
             }
             (_, Some(StepResult::Skipped)) if sent.counter.is_some() => {
@@ -138,15 +138,15 @@ fn answer(sent: &Sent<'_>, hold: Option<&Param>, outcome: &Outcome, unit: ClockU
         (Op::Begin { .. }, _) => "BEGIN".to_string(),
         (Op::Commit, _) => "COMMIT".to_string(),
         (Op::Rollback, _) => "ROLLBACK".to_string(),
-        (Op::Read { .. } | Op::Lock { .. }, _) if sent.username.is_some() => {
-            let u = sent.username.as_ref().expect("a username");
+        (Op::Read { .. } | Op::Lock { .. }, _) if sent.username().is_some() => {
+            let u = sent.username().expect("a username");
             super::super::username::seen(sent.entry.map_or(&[][..], |e| &e.trace.seen), u)
         }
         (Op::Read { .. } | Op::Lock { .. }, _) => {
             rows(sent.entry.map_or(&[][..], |e| &e.trace.seen), unit, sent)
         }
         (Op::Write { .. } | Op::Claim { .. }, StepResult::Ok { rows })
-            if sent.username.is_some() =>
+            if sent.username().is_some() =>
         {
             format!("INSERT 0 {}", rows.unwrap_or(0))
         }
