@@ -29,6 +29,8 @@ mod judge;
 mod mixed;
 #[path = "random_schedules/queues.rs"]
 mod queues;
+#[path = "random_schedules/usernames.rs"]
+mod usernames;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -43,12 +45,13 @@ use cases::{cases, write_files, Case};
 use judge::{judge, Target, Verdict};
 pub use mixed::{conditioned, Rng};
 
-/// The two kinds of random schedule: each its generator and whether its orders queue first.
+/// The kinds of random schedule: each its generator and whether its orders queue first.
 #[derive(Clone, Copy, Debug)]
 pub enum Kind {
     Mixed,
     Queues,
     Counters,
+    Usernames,
 }
 
 /// How many random schedules of each kind, from which seed (`RANDOM_SCHEDULES`,
@@ -260,6 +263,7 @@ fn wanted(kind: Kind, db: Database) -> &'static [&'static str] {
             "ran while held",
             "double booked",
         ],
+        (Kind::Usernames, _) => &[],
     }
 }
 
@@ -281,6 +285,16 @@ async fn counter_schedules_run_identically_in_the_model_and_on_postgres() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn counter_schedules_run_identically_in_the_innodb_model_and_on_mariadb() {
     run_all(Kind::Counters, Database::Innodb).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn username_schedules_run_identically_in_the_model_and_on_postgres() {
+    run_all(Kind::Usernames, Database::Postgresql).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn username_schedules_run_identically_in_the_innodb_model_and_on_mariadb() {
+    run_all(Kind::Usernames, Database::Innodb).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
