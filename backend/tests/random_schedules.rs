@@ -4,8 +4,10 @@
 //! InnoDB model). Three kinds: mixed programs of two to eight buyers (and sometimes the clock)
 //! over two to five seats, some retrying their attempt under `"if": "failed"` or paying only
 //! `"if": "held"` (`mixed.rs`); deep queues (`queues.rs`), three to eight buyers of mixed
-//! isolation levels queueing for one seat; and counters (`counters.rs`), every counter kind with
-//! rows that serve 0, 1 or 2 requests, raced for by reads, locks, writes and claims. An operation
+//! isolation levels queueing for one seat; counters (`counters.rs`), every counter kind with
+//! rows that serve 0, 1 or 2 requests, raced for by reads, locks, writes and claims; and
+//! usernames (`usernames.rs`), two to five buyers checking a name, free or taken, and creating
+//! it (an account, the name in the keyed table, or the name if it is not there yet). An operation
 //! the model of the database refuses (InnoDB's may refuse `confirm`) is never drawn for it. The
 //! outcomes must be identical, except in an order the model marks as a race between sessions the
 //! server woke together (`Trace::races`): there the real server may go either way, and a real
@@ -263,7 +265,24 @@ fn wanted(kind: Kind, db: Database) -> &'static [&'static str] {
             "ran while held",
             "double booked",
         ],
-        (Kind::Usernames, _) => &[],
+        (Kind::Usernames, Database::Postgresql) => &[
+            "a wait",
+            "23505",
+            "40001",
+            "25P02",
+            "ran while held",
+            "a condition skipped it",
+            "double booked",
+        ],
+        (Kind::Usernames, Database::Innodb) => &[
+            "a wait",
+            "a queue of 3",
+            "1062",
+            "1213",
+            "ran while held",
+            "a condition skipped it",
+            "double booked",
+        ],
     }
 }
 

@@ -13,8 +13,9 @@
 //!   (its implicit lock made explicit), and the locker waits for it. An account the locker's
 //!   own transaction inserted is passed with no lock asked for, its gap included: it waits for
 //!   nobody there, not even for a locker queued on it (MariaDB, unlike MySQL 8, returns before
-//!   asking whatever the gap mode). Every other account it locks, it then locks in `users`'
-//!   clustered index too (`Rec::AccountRow`), a struct more in its weight.
+//!   asking whatever the gap mode). Every other account a `lock` (FOR UPDATE) locks, it then
+//!   locks in `users`' clustered index too (`Rec::AccountRow`), a struct more in its weight; a
+//!   shared read does not.
 //! - `write` inserts an account at the end of the name's records: an insert intention on the
 //!   supremum's gap, which waits for another transaction's gap or next-key lock there. Two that
 //!   locked the gap and then both insert wait on each other: a deadlock (1213).
@@ -100,16 +101,19 @@ impl Engine<'_> {
             if let Some(done) = self.inno_lock_rec(actor, r.tx, rec, mode, span) {
                 return done;
             }
-            // Then its row in the clustered index, the record alone: a lock struct of another
-            // page, which weighs in a deadlock (it never waits: whoever holds the row holds its
-            // record in the index on the name first).
+            // FOR UPDATE fetches the whole row (build_template's whole_row for an X lock), so
+            // it locks the account's row in the clustered index too, the record alone: a lock
+            // struct of another page, which weighs in a deadlock (it never waits: whoever holds
+            // the row holds its record in the index on the name first). A shared read is
+            // answered from the index on the name alone.
             let Rec::Account(id) = rec else {
                 unreachable!("an account's record")
             };
-            if !self
-                .inno
-                .locks
-                .holds(r.tx, Rec::AccountRow(id), mode, Span::Record)
+            if mode == Mode::X
+                && !self
+                    .inno
+                    .locks
+                    .holds(r.tx, Rec::AccountRow(id), mode, Span::Record)
             {
                 self.inno
                     .locks
