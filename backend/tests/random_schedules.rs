@@ -4,8 +4,10 @@
 //! InnoDB model). Three kinds: mixed programs of two to eight buyers (and sometimes the clock)
 //! over two to five seats, some retrying their attempt under `"if": "failed"` or paying only
 //! `"if": "held"` (`mixed.rs`); deep queues (`queues.rs`), three to eight buyers of mixed
-//! isolation levels queueing for one seat; and counters (`counters.rs`), every counter kind with
-//! rows that serve 0, 1 or 2 requests, raced for by reads, locks, writes and claims. An operation
+//! isolation levels queueing for one seat; counters (`counters.rs`), every counter kind with
+//! rows that serve 0, 1 or 2 requests, raced for by reads, locks, writes and claims; and
+//! usernames (`usernames.rs`), two to five buyers checking a name, free or taken, and creating
+//! it (an account, the name in the keyed table, or the name if it is not there yet). An operation
 //! the model of the database refuses (InnoDB's may refuse `confirm`) is never drawn for it. The
 //! outcomes must be identical, except in an order the model marks as a race between sessions the
 //! server woke together (`Trace::races`): there the real server may go either way, and a real
@@ -29,6 +31,8 @@ mod judge;
 mod mixed;
 #[path = "random_schedules/queues.rs"]
 mod queues;
+#[path = "random_schedules/usernames.rs"]
+mod usernames;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -43,12 +47,13 @@ use cases::{cases, write_files, Case};
 use judge::{judge, Target, Verdict};
 pub use mixed::{conditioned, Rng};
 
-/// The two kinds of random schedule: each its generator and whether its orders queue first.
+/// The kinds of random schedule: each its generator and whether its orders queue first.
 #[derive(Clone, Copy, Debug)]
 pub enum Kind {
     Mixed,
     Queues,
     Counters,
+    Usernames,
 }
 
 /// How many random schedules of each kind, from which seed (`RANDOM_SCHEDULES`,
@@ -260,6 +265,24 @@ fn wanted(kind: Kind, db: Database) -> &'static [&'static str] {
             "ran while held",
             "double booked",
         ],
+        (Kind::Usernames, Database::Postgresql) => &[
+            "a wait",
+            "23505",
+            "40001",
+            "25P02",
+            "ran while held",
+            "a condition skipped it",
+            "double booked",
+        ],
+        (Kind::Usernames, Database::Innodb) => &[
+            "a wait",
+            "a queue of 3",
+            "1062",
+            "1213",
+            "ran while held",
+            "a condition skipped it",
+            "double booked",
+        ],
     }
 }
 
@@ -281,6 +304,16 @@ async fn counter_schedules_run_identically_in_the_model_and_on_postgres() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn counter_schedules_run_identically_in_the_innodb_model_and_on_mariadb() {
     run_all(Kind::Counters, Database::Innodb).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn username_schedules_run_identically_in_the_model_and_on_postgres() {
+    run_all(Kind::Usernames, Database::Postgresql).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn username_schedules_run_identically_in_the_innodb_model_and_on_mariadb() {
+    run_all(Kind::Usernames, Database::Innodb).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

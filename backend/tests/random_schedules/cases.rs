@@ -7,7 +7,7 @@ use shared::engine::Engine;
 use shared::schedule::Database;
 use shared::Schedule;
 
-use super::{counters, mixed, queues, Kind, Rng};
+use super::{counters, mixed, queues, usernames, Kind, Rng};
 
 /// One random schedule and its order: the file as JSON (for a failure to print, with its
 /// `"engine"`), the schedule, and the entries the model marks as races.
@@ -38,16 +38,17 @@ impl Kind {
             Kind::Mixed => mixed::file(rng, n, confirms),
             Kind::Queues => queues::file(rng, n),
             Kind::Counters => counters::file(rng, n),
+            Kind::Usernames => usernames::file(rng, n),
         }
     }
 
     /// Whether the `n`th schedule's order mostly sends next the buyer that has sent the fewest
-    /// entries: every deep queue, every other counter schedule.
+    /// entries: every deep queue, every other counter and username schedule.
     fn queue_first(self, n: u64) -> bool {
         match self {
             Kind::Mixed => false,
             Kind::Queues => true,
-            Kind::Counters => n.is_multiple_of(2),
+            Kind::Counters | Kind::Usernames => n.is_multiple_of(2),
         }
     }
 }

@@ -18,6 +18,15 @@ use super::Engine;
 use crate::schedule::Isolation;
 
 impl Engine<'_> {
+    /// A SERIALIZABLE transaction's write (CheckForSerializableConflictIn): it fails if the
+    /// transaction was doomed.
+    fn ssi_wrote(&mut self, r: &Running) -> Result<(), super::ssi::Failure> {
+        match self.db.txs[r.tx as usize].sx {
+            Some(sx) => self.ssi.wrote(sx),
+            None => Ok(()),
+        }
+    }
+
     /// Inserts a ticket per remaining seat: a key another transaction inserted and has not
     /// committed is waited for; a key committed (or inserted by this transaction) is 23505.
     pub(super) fn insert_tickets(
@@ -33,10 +42,11 @@ impl Engine<'_> {
         let woken = r.woken_in == Some(k);
         while let Some(seat) = seats_of(r.todo).next() {
             r.pending = None;
-            if let Some(sx) = self.db.txs[r.tx as usize].sx {
-                if self.ssi.wrote(sx).is_err() {
-                    return Poll::Done(rw_dependencies());
-                }
+            // A plain INSERT writes the heap before its unique check (heap_insert's SSI check,
+            // which fails a doomed transaction); ON CONFLICT checks the key first (with a dirty
+            // snapshot, no SSI check), waits there, and writes only if no key is left.
+            if !ignore && self.ssi_wrote(r).is_err() {
+                return Poll::Done(rw_dependencies());
             }
             self.db.assign_xid(r.tx);
             let clash = self
@@ -74,6 +84,9 @@ impl Engine<'_> {
                         "duplicate key value violates unique constraint \"booking_seats_show_id_seat_id_key\""
                     },
                 ));
+            }
+            if ignore && self.ssi_wrote(r).is_err() {
+                return Poll::Done(rw_dependencies());
             }
             if woken && self.locks.ticketed_by_woken(seat, k) {
                 // Another waiter that the same commit or rollback woke inserted this key first in

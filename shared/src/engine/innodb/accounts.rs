@@ -10,7 +10,12 @@
 //!   them (next-key locks): on a free name it locks the gap alone, which never makes another
 //!   locker wait, so two both pass. READ COMMITTED locks the records alone: nothing on a free
 //!   name. An account another transaction inserted and has not committed is locked by it
-//!   (its implicit lock made explicit), and the locker waits for it.
+//!   (its implicit lock made explicit), and the locker waits for it. An account the locker's
+//!   own transaction inserted is passed with no lock asked for, its gap included: it waits for
+//!   nobody there, not even for a locker queued on it (MariaDB, unlike MySQL 8, returns before
+//!   asking whatever the gap mode). Every other account a `lock` (FOR UPDATE) locks, it then
+//!   locks in `users`' clustered index too (`Rec::AccountRow`), a struct more in its weight; a
+//!   shared read does not.
 //! - `write` inserts an account at the end of the name's records: an insert intention on the
 //!   supremum's gap, which waits for another transaction's gap or next-key lock there. Two that
 //!   locked the gap and then both insert wait on each other: a deadlock (1213).
@@ -25,7 +30,7 @@ use super::super::ops::Poll;
 use super::super::stmt::{Fact, Running};
 use super::super::Engine;
 use super::lock::{Mode, Rec, Span};
-use super::IX_ACCOUNTS;
+use super::{IS_ACCOUNTS, IX_ACCOUNTS};
 
 impl Engine<'_> {
     /// The name's account records in index order (the scenario's first, then by id), each with
@@ -74,10 +79,18 @@ impl Engine<'_> {
         let mode = if share { Mode::S } else { Mode::X };
         let gaps = self.isolation(r.tx) != Isolation::ReadCommitted;
         let span = if gaps { Span::NextKey } else { Span::Record };
-        self.inno.table_lock(r.tx, IX_ACCOUNTS);
+        self.inno
+            .table_lock(r.tx, if share { IS_ACCOUNTS } else { IX_ACCOUNTS });
         r.pending = None;
         let mut locked = 0;
         for (rec, inserter) in self.account_records(seat) {
+            if inserter == Some(r.tx) {
+                // Its own account, not committed yet: the implicit lock of its insert is all it
+                // needs, and it asks for no lock on the record or its gap, so waits for none
+                // (lock_sec_rec_read_check_and_lock returns at once).
+                locked += 1;
+                continue;
+            }
             if let Some(owner) = inserter.filter(|&o| o != r.tx && self.db.is_active(o)) {
                 if !self.inno.locks.holds(owner, rec, Mode::X, Span::Record) {
                     // The inserter's implicit lock on its record becomes explicit.
@@ -88,12 +101,34 @@ impl Engine<'_> {
             if let Some(done) = self.inno_lock_rec(actor, r.tx, rec, mode, span) {
                 return done;
             }
+            // FOR UPDATE fetches the whole row (build_template's whole_row for an X lock), so
+            // it locks the account's row in the clustered index too, the record alone: a lock
+            // struct of another page, which weighs in a deadlock (it never waits: whoever holds
+            // the row holds its record in the index on the name first). A shared read is
+            // answered from the index on the name alone.
+            let Rec::Account(id) = rec else {
+                unreachable!("an account's record")
+            };
+            if mode == Mode::X
+                && !self
+                    .inno
+                    .locks
+                    .holds(r.tx, Rec::AccountRow(id), mode, Span::Record)
+            {
+                self.inno
+                    .locks
+                    .grant(r.tx, actor, Rec::AccountRow(id), mode, Span::Record);
+            }
             locked += 1;
         }
         if gaps {
             if let Some(done) = self.inno_lock_rec(actor, r.tx, Rec::AccountEnd, mode, span) {
                 return done;
             }
+        } else {
+            // READ COMMITTED locks no gap, but its scan passed the end of the name's accounts:
+            // an insert set free with it that had run first would have been met there.
+            self.inno_contend(actor, Rec::AccountEnd, mode);
         }
         let v = self.db.newest[seat];
         r.rows = vec![(seat as u8, v); locked];
@@ -133,7 +168,10 @@ impl Engine<'_> {
     }
 
     /// A username's `write`: an account inserted at the end of the name's records, after an
-    /// insert intention on the supremum's gap.
+    /// insert intention on the supremum's gap. An insert whose intention waited and was granted
+    /// is tried again from the start (row_ins_sec_index_entry after the lock wait): it checks
+    /// the gap again, and waits again for a gap lock that a statement set free with it took
+    /// there first (`inno_wait` names that race).
     pub(super) fn inno_insert_account(&mut self, actor: usize, r: &mut Running) -> Poll {
         // Only a username's write is an account: never without the `shapes` feature.
         if !crate::schedule::SHAPES {
@@ -141,18 +179,27 @@ impl Engine<'_> {
         }
         let seat = r.want.trailing_zeros() as usize;
         self.inno.table_lock(r.tx, IX_ACCOUNTS);
-        let granted = r.pending.take().is_some();
-        if !granted
-            && self
-                .inno
-                .locks
-                .conflict(r.tx, Rec::AccountEnd, Mode::X, Span::Insert)
-                .is_some()
+        let retried = r.pending.take().is_some();
+        if !retried {
+            // The row goes into the clustered index first: its undo record is written before
+            // the name's index is reached, so a wait there weighs it.
+            self.inno.add_undo(r.tx);
+        }
+        if self
+            .inno
+            .locks
+            .conflict(r.tx, Rec::AccountEnd, Mode::X, Span::Insert)
+            .is_some()
         {
             r.pending = Some((seat as u8, 0, true));
             return self
                 .inno_wait(actor, r.tx, Rec::AccountEnd, Mode::X, Span::Insert)
                 .map_or(Poll::Wait, Poll::Done);
+        }
+        if retried {
+            // Set free with others: one of them that locks the gap after this insert would,
+            // had its thread run first, have made it wait again (`inno_contend`).
+            self.inno_contend(actor, Rec::AccountEnd, Mode::X);
         }
         // A granted insert intention that had waited stays the transaction's until it ends.
         let id = self
@@ -186,7 +233,6 @@ impl Engine<'_> {
             hold: 0,
             mask: id,
         });
-        self.inno.add_undo(r.tx);
         r.count += 1;
         r.facts.push(seat as u8, Fact::Took);
         r.todo = 0;

@@ -37,6 +37,9 @@ pub(crate) enum Rec {
     Account(u16),
     /// The supremum of that index: the gap after the name's last account.
     AccountEnd,
+    /// An account's row in `users`' clustered index (its id): a locking read through the
+    /// index on the name locks it after the name's record, on a page of its own.
+    AccountRow(u16),
 }
 
 impl Rec {
@@ -48,6 +51,7 @@ impl Rec {
             Rec::Ticket(_) | Rec::TicketEnd => 1,
             Rec::Payment(_) | Rec::PaymentEnd => 2,
             Rec::Account(_) | Rec::AccountEnd => 3,
+            Rec::AccountRow(_) => 4,
         }
     }
 }

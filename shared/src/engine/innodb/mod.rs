@@ -62,8 +62,11 @@ const IX_TICKETS: u8 = 4;
 const IS_PAY: u8 = 8;
 const IX_PAY: u8 = IS_PAY << 1;
 const IX_REFUND: u8 = 32;
-/// A username's `users` (accounts), and its `usernames` shares the tickets' bit.
+/// A username's `users` (accounts), and its `usernames` shares the tickets' bit. A
+/// SERIALIZABLE read of the accounts takes IS, a locking read or an insert IX: a transaction
+/// that read and then creates holds both, two structs.
 const IX_ACCOUNTS: u8 = 64;
+const IS_ACCOUNTS: u8 = 128;
 
 /// What a statement changed, to undo it alone (a statement rollback).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -153,7 +156,11 @@ impl Inno {
         self.grow(tx);
         let held = self.tables[tx as usize];
         // (A confirm takes IS on payments before IX, never after.)
-        let stronger = if lock == IS_SEATS { IX_SEATS } else { 0 };
+        let stronger = match lock {
+            IS_SEATS => IX_SEATS,
+            IS_ACCOUNTS => IX_ACCOUNTS,
+            _ => 0,
+        };
         if held & (lock | stronger) == 0 {
             self.tables[tx as usize] |= lock;
         }
