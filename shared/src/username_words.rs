@@ -155,6 +155,18 @@ impl UsernameWords {
         )
     }
 
+    /// InnoDB: why a locking check waits for an account another transaction created and has
+    /// not committed (its implicit lock, made explicit for the check), after the creators'
+    /// names (`many` of them).
+    pub fn waits_for_account(&self, many: bool) -> String {
+        let verb = if many { "have" } else { "has" };
+        format!(
+            "created an account named {} in users and {verb} not committed yet: the locking \
+             check waits for it",
+            self.name
+        )
+    }
+
     /// Why a statement waits for the accounts' row lock, after one blocker's name.
     pub fn waits_for_lock(&self) -> String {
         format!("has the accounts named {} locked", self.name)

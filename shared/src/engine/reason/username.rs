@@ -80,6 +80,10 @@ pub(super) fn waiting_innodb(
 ) -> String {
     let many = holders.len() > 1;
     let held = match kind {
+        // A check of the name that meets an uncommitted account waits for its creator.
+        InnoWait::Duplicate if matches!(op, Op::Read { .. } | Op::Lock { .. }) => {
+            Some(format!("{} {}", join(holders), u.waits_for_account(many)))
+        }
         InnoWait::Duplicate => Some(format!(
             "{} {}: the duplicate check waits to share a lock on it",
             join(holders),
