@@ -27,11 +27,13 @@ const SEAT_CHAPTERS = [1, 2, 3, 4, 5];
 const FIRST_VISIT_GOAL = 350 * 1024;
 const FIRST_VISIT_BUDGET = 350 * 1024;
 /** The bundle with the shapes beyond seats (counters, usernames), every visit to chapter 6:
- *  about 24 KB more than the first. */
-const SHAPES_VISIT_BUDGET = 375 * 1024;
+ *  about 30 KB more than the first (issue 23: 385,645 B, of which the username's words and
+ *  picture are about 10 KB). */
+const SHAPES_VISIT_BUDGET = 380 * 1024;
 /** The bundle with InnoDB's model and the shapes, loaded for a link on InnoDB or when a reader
- *  asks for it: about 45 KB more than the first (issue 23: 395,493 B). */
-const INNODB_VISIT_BUDGET = 388 * 1024;
+ *  asks for it: about 51 KB more than the first. (Issue 23 raised it from 388 KiB: the
+ *  username's words, picture and InnoDB rules, 407,037 B.) */
+const INNODB_VISIT_BUDGET = 400 * 1024;
 
 const browser = useBrowser();
 
