@@ -73,8 +73,10 @@ impl Engine<'_> {
                 .filter(|r| r.table == Table::Booking && r.xmin == tx)
                 .map(|r| r.seat)
                 .collect();
-            for seat in tickets {
-                self.remove_ticket(seat as usize);
+            // The undo log is read newest first (trx_roll_pop_top_rec): the last ticket inserted
+            // leaves first, so the locks on an earlier one pass to a record still there.
+            for seat in tickets.into_iter().rev() {
+                self.remove_ticket(tx, seat as usize);
             }
             self.remove_accounts(tx);
             for seat in 0..self.db.newest.len() {
@@ -100,11 +102,10 @@ impl Engine<'_> {
         for seat in seats_of(undo.wrote) {
             self.undo_row(tx, seat);
         }
-        for seat in seats_of(undo.inserted) {
-            self.remove_ticket(seat);
-            self.db.rows.retain(|r| {
-                !(r.table == Table::Booking && r.xmin == tx && r.seat as usize == seat)
-            });
+        // Its tickets were inserted in seat order, and are undone the last first.
+        let inserted: Vec<usize> = seats_of(undo.inserted).collect();
+        for seat in inserted.into_iter().rev() {
+            self.remove_ticket(tx, seat);
         }
         self.inno.grow(tx);
         self.inno.undo[tx as usize] = undo.undo_before;

@@ -18,7 +18,7 @@
 use crate::outcome::StepResult;
 use crate::sqlstate::SqlState;
 
-use super::super::mvcc::{Row, Table};
+use super::super::mvcc::{Row, Table, TxId};
 use super::super::names::seats_of;
 use super::super::ops::Poll;
 use super::super::stmt::{error, Fact, Running};
@@ -140,8 +140,10 @@ impl Engine<'_> {
     /// gap before the next record, and the waits for it end, to be tried again. The inserter's
     /// own explicit lock passes too (lock_rec_inherit_to_gap takes every lock on the record):
     /// when only its statement is undone (a 1062 of a later row), its transaction keeps a gap
-    /// lock that the retried inserts wait for. (The caller removes the row.)
-    pub(super) fn remove_ticket(&mut self, seat: usize) {
+    /// lock that the retried inserts wait for. The row goes at once: a ticket of `tx` undone
+    /// after it hands its locks on past it (checked on MariaDB 10.11: tickets inserted for A4
+    /// then A3 and rolled back pass a duplicate check's lock on A3 to the index's end).
+    pub(super) fn remove_ticket(&mut self, tx: TxId, seat: usize) {
         let rec = Rec::Ticket(seat as u8);
         let heir = self.next_ticket(seat);
         let on: Vec<_> = self
@@ -159,6 +161,9 @@ impl Engine<'_> {
             }
         }
         self.inno.locks.list.retain(|l| l.rec != rec);
+        self.db
+            .rows
+            .retain(|r| !(r.table == Table::Booking && r.xmin == tx && r.seat as usize == seat));
         for &(_, a, _, _, waiting) in &on {
             if waiting {
                 // Its wait is cancelled: it tries its insert again from the duplicate check.
