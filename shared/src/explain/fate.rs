@@ -261,6 +261,19 @@ pub(super) enum Refused {
 
 /// The refusal of `actor`'s last attempt: the first error of its last failed transaction, or
 /// the answer of its last take.
+/// The buyers who got nothing, grouped by how they were refused (in the order each way first
+/// appears), their names as the page writes them.
+pub(super) fn by_refusal(losers: &[(String, Refused)]) -> Vec<(&Refused, Vec<String>)> {
+    let mut by: Vec<(&Refused, Vec<String>)> = Vec::new();
+    for (who, why) in losers {
+        match by.iter_mut().find(|(r, _)| *r == why) {
+            Some((_, names)) => names.push(super::title(who)),
+            None => by.push((why, vec![super::title(who)])),
+        }
+    }
+    by
+}
+
 pub(super) fn refused(outcome: &Outcome, actor: &str) -> Refused {
     let mut why = Refused::SoldOut;
     for e in outcome.entries.iter().filter(|e| e.trace.actor == actor) {

@@ -64,14 +64,7 @@ impl End {
 
     /// "Omar was told batman is taken", grouped by how.
     fn losers(&self, u: &UsernameWords) -> Option<String> {
-        let mut by: Vec<(&Refused, Vec<String>)> = Vec::new();
-        for (who, why) in &self.losers {
-            match by.iter_mut().find(|(r, _)| *r == why) {
-                Some((_, names)) => names.push(title(who)),
-                None => by.push((why, vec![title(who)])),
-            }
-        }
-        let parts: Vec<String> = by
+        let parts: Vec<String> = super::fate::by_refusal(&self.losers)
             .iter()
             .map(|(why, names)| {
                 let were = if names.len() > 1 { "were" } else { "was" };
