@@ -81,7 +81,7 @@ test('chapter 6 opens the bundle with the shapes, within its own budget, and the
   const responses = await visit('/chapter/6');
   const total = responses.reduce((a, r) => a + r.bytes, 0);
   const wasm = responses.filter((r) => r.url.endsWith('.wasm'));
-  figure(t, `chapter 6 with the shapes: ${total} bytes over the wire in ${responses.length} responses (wasm ${wasm.map((r) => r.bytes).join(', ')} bytes)`);
+  figure(t, `chapter 6 with the shapes: ${total} bytes over the wire in ${responses.length} responses (wasm ${wasm.map((r) => r.bytes).join(', ')} bytes); the first-visit goal is ${FIRST_VISIT_GOAL}${total <= FIRST_VISIT_GOAL ? ': met' : ': missed'}`);
   assert.equal(wasm.length, 1, 'one wasm');
   assert.match(wasm[0].url, /\/shapes-page\//, 'the bundle with the shapes');
   assert.ok(total <= SHAPES_VISIT_BUDGET, `${total} bytes over the wire, more than the budget of ${SHAPES_VISIT_BUDGET}`);
