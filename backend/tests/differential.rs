@@ -260,7 +260,7 @@ async fn simulator_and_postgres_agree_on_every_order_of_every_defence_on_every_c
     let watchdog =
         Watchdog::start(2 * (backend::executor::RUN_TIMEOUT + backend::executor::CLOSE_BOUND));
     let started = Instant::now();
-    let (mut runs, mut raced, mut failures) = (0usize, Vec::new(), Vec::new());
+    let (mut runs, mut differed) = (0usize, counters::Differed::default());
     for case in counters::cases(Database::Postgresql) {
         runs += case.plan.orders.len();
         println!("{}: {}", case.label, case.coverage());
@@ -281,30 +281,16 @@ async fn simulator_and_postgres_agree_on_every_order_of_every_defence_on_every_c
             .await;
         for (order, result) in results {
             if let Err(differences) = result {
-                let said = format!(
-                    "{} [{}]:\n    {}",
-                    case.label,
-                    names(schedule, &order),
-                    differences.join("\n    ")
-                );
-                // Three buyers woken by one commit: the model names the entries PostgreSQL
-                // leaves to chance, and a run may go the other way there (as `verify` counts).
-                match counters::races(&schedule.with_order(order)) {
-                    races if races.is_empty() => failures.push(said),
-                    races => {
-                        raced.push(format!("{said}\n    (the model names races at {races:?})"))
-                    }
-                }
+                differed.file(&case, order, &differences);
             }
         }
     }
     println!(
-        "counters on PostgreSQL: {runs} orders in {:.1?}; PostgreSQL took {} race(s) the model \
-         names the other way{}",
+        "counters on PostgreSQL: {runs} orders in {:.1?}; PostgreSQL took {}",
         started.elapsed(),
-        raced.len(),
-        raced.iter().map(|r| format!("\n  {r}")).collect::<String>()
+        differed.raced_words()
     );
+    let failures = differed.failures;
     backend::executor::shutdown(&pool).await;
     assert!(
         failures.is_empty(),

@@ -159,7 +159,7 @@ async fn the_innodb_model_and_mariadb_agree_on_every_order_of_every_builtin_scen
 async fn the_innodb_model_and_mariadb_agree_on_every_order_of_every_defence_on_every_counter() {
     let pool = pool();
     let started = Instant::now();
-    let (mut runs, mut raced, mut failures) = (0usize, Vec::new(), Vec::new());
+    let (mut runs, mut differed) = (0usize, counters::Differed::default());
     for case in counters::cases(Database::Innodb) {
         let schedule = &case.schedule;
         runs += case.plan.orders.len();
@@ -178,28 +178,16 @@ async fn the_innodb_model_and_mariadb_agree_on_every_order_of_every_defence_on_e
             .await;
         for (order, differences) in results {
             if !differences.is_empty() {
-                let said = format!(
-                    "{} [{}]:\n    {}",
-                    case.label,
-                    names(schedule, &order),
-                    differences.join("\n    ")
-                );
-                match counters::races(&schedule.with_order(order)) {
-                    races if races.is_empty() => failures.push(said),
-                    races => {
-                        raced.push(format!("{said}\n    (the model names races at {races:?})"))
-                    }
-                }
+                differed.file(&case, order, &differences);
             }
         }
     }
     println!(
-        "counters on MariaDB: {runs} orders in {:.1?}; MariaDB took {} race(s) the model names \
-         the other way{}",
+        "counters on MariaDB: {runs} orders in {:.1?}; MariaDB took {}",
         started.elapsed(),
-        raced.len(),
-        raced.iter().map(|r| format!("\n  {r}")).collect::<String>()
+        differed.raced_words()
     );
+    let failures = differed.failures;
     assert!(
         failures.is_empty(),
         "{} of {runs} orders disagree:\n{}",

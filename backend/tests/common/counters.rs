@@ -146,3 +146,45 @@ pub fn races(schedule: &Schedule) -> Vec<usize> {
         .map(|t| t.races.iter().map(|k| k + 1).collect())
         .unwrap_or_default()
 }
+
+/// The orders of the cases that differed between the model and the real server: a failure, or,
+/// where the model names a race (three buyers woken by one commit, as `verify` counts them),
+/// a race the real server took the other way.
+#[derive(Default)]
+pub struct Differed {
+    pub failures: Vec<String>,
+    pub raced: Vec<String>,
+}
+
+impl Differed {
+    /// Files `order` of `case`, which differed by `differences`.
+    pub fn file(&mut self, case: &Case, order: Vec<usize>, differences: &[String]) {
+        let schedule = case.schedule.with_order(order);
+        let names: Vec<&str> = schedule
+            .order()
+            .iter()
+            .map(|&a| schedule.actors()[a].name.as_str())
+            .collect();
+        let said = format!(
+            "{} [{}]:\n    {}",
+            case.label,
+            names.join(" "),
+            differences.join("\n    ")
+        );
+        match races(&schedule) {
+            races if races.is_empty() => self.failures.push(said),
+            races => self
+                .raced
+                .push(format!("{said}\n    (the model names races at {races:?})")),
+        }
+    }
+
+    /// How many races were taken, then each on a line of its own.
+    pub fn raced_words(&self) -> String {
+        let each: String = self.raced.iter().map(|r| format!("\n  {r}")).collect();
+        format!(
+            "{} race(s) the model names the other way{each}",
+            self.raced.len()
+        )
+    }
+}

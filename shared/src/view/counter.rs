@@ -285,21 +285,10 @@ impl CounterRow {
                 crate::view::display_names(&self.told)
             ));
         }
-        if let Some(who) = &self.lock {
-            parts.push(format!(
-                "{} holds its row lock in an open transaction",
-                display_name(who)
-            ));
-        }
-        let queue: Vec<String> = self.queue.iter().map(|a| display_name(a)).collect();
-        match queue.as_slice() {
-            [] => {}
-            [one] => parts.push(format!("{one} waits for it")),
-            many => parts.push(format!(
-                "{} wait for it, in that order",
-                many.join(", then ")
-            )),
-        }
+        parts.extend(crate::view::lock_and_queue_clauses(
+            self.lock.as_deref(),
+            &self.queue,
+        ));
         if let Some((by, value)) = &self.pending {
             parts.push(format!(
                 "{} has written {} and not committed: nobody else sees it yet",

@@ -61,6 +61,30 @@ pub(crate) fn queue_line(queue: &[String]) -> Option<String> {
     }
 }
 
+/// A row's lock and queue as clauses of a screen reader's sentence: "Adam holds its row lock in
+/// an open transaction", "Omar, then Zoe wait for it, in that order".
+pub(crate) fn lock_and_queue_clauses(lock: Option<&str>, queue: &[String]) -> Vec<String> {
+    let mut clauses: Vec<String> = lock
+        .map(|who| {
+            format!(
+                "{} holds its row lock in an open transaction",
+                display_name(who)
+            )
+        })
+        .into_iter()
+        .collect();
+    let queue: Vec<String> = queue.iter().map(|a| display_name(a)).collect();
+    match queue.as_slice() {
+        [] => {}
+        [one] => clauses.push(format!("{one} waits for it")),
+        many => clauses.push(format!(
+            "{} wait for it, in that order",
+            many.join(", then ")
+        )),
+    }
+    clauses
+}
+
 /// Where an entry stands at a step of the playhead.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum EntryState {

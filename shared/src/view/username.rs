@@ -158,12 +158,7 @@ impl NameRow {
 
     /// Who waits, in order: "Omar waits", "Omar, then Zoe wait, in that order".
     pub fn queue_line(&self) -> Option<String> {
-        let queue: Vec<String> = self.queue.iter().map(|a| display_name(a)).collect();
-        match queue.as_slice() {
-            [] => None,
-            [one] => Some(format!("{one} waits")),
-            many => Some(format!("{} wait, in that order", many.join(", then "))),
-        }
+        crate::view::queue_line(&self.queue)
     }
 
     /// What an open transaction inserted and has not committed: "Adam creating an account,
