@@ -385,6 +385,17 @@ test('the matrix puts every defence against a seat and each shape, with the defe
     await matrix.locator('[data-testid="matrix-cell"][data-defence="transaction"][data-scenario="balance"]').click();
     await page.locator('[data-testid="counter-joint"]').waitFor();
     assert.equal(await page.locator('[data-testid="defence"] option:checked').innerText(), 'Transaction');
+    // A seat's example opens in the sandbox, from the first bundle: chapter 6's shows no seat.
+    const seat = matrix.locator('[data-testid="matrix-cell"][data-defence="hold_confirm"][data-scenario="seat"]');
+    assert.match(await seat.innerText(), /open an example in the sandbox/);
+    const wasmUrls = [];
+    page.on('response', (r) => { if (r.url().endsWith('.wasm')) wasmUrls.push(r.url()); });
+    await seat.click();
+    await page.waitForURL(/\/chapter\/5\?s=/);
+    await page.locator('[data-testid="chapter-5"] [data-testid="seat-map"]').waitFor();
+    assert.equal(wasmUrls.length, 1, `one wasm: ${wasmUrls}`);
+    assert.doesNotMatch(wasmUrls[0], /\/(shapes|innodb)-page\//, 'the first bundle');
+    assert.equal(await page.locator('[data-testid="phone-adam"]').count(), 1, "Adam's phone");
     assert.deepEqual(errors, []);
   } finally {
     await context.close();

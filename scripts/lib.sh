@@ -172,15 +172,15 @@ build_frontend() {
     fi
     say "trunk build --release (frontend → dist/${std[*]:+, std rebuilt with immediate abort})"
     (cd "$ROOT" && env "${std[@]}" trunk build --release)
-    # The chapters again with InnoDB's model, which the first bundle leaves out: the server
-    # sends this one to an address on InnoDB or asking for it (backend/src/http/html.rs).
-    say "trunk build --release --features innodb (the chapters with InnoDB's model and the shapes → dist/innodb-page/)"
+    # The whole page: InnoDB's model, the shapes and the seats. The server sends it to an address
+    # on InnoDB or asking for it, or needing the shapes beside the seats (backend/src/http/html.rs).
+    say "trunk build --release --features innodb (the whole page: InnoDB's model, the shapes, the seats → dist/innodb-page/)"
     (cd "$ROOT" && env "${std[@]}" trunk build --release --features innodb \
         --dist dist/innodb-page --public-url /innodb-page/)
-    # The chapters with the shapes beyond seats (counters, usernames), which the first bundle
-    # leaves out too: the server sends this one for chapter 6 or a state of another shape.
-    say "trunk build --release --features shapes (the chapters with the shapes → dist/shapes-page/)"
-    (cd "$ROOT" && env "${std[@]}" trunk build --release --features shapes \
+    # Chapter 6 alone: the shapes beyond seats (counters, usernames), which the first bundle
+    # leaves out, without the races for seats (chapters 1-5, the home page) that it has.
+    say "trunk build --release --no-default-features --features shapes (chapter 6 alone → dist/shapes-page/)"
+    (cd "$ROOT" && env "${std[@]}" trunk build --release --no-default-features --features shapes \
         --dist dist/shapes-page --public-url /shapes-page/)
     # The live room's pages are a bundle of their own, so the chapters' first visit never
     # carries them: built after the chapters (whose build replaces dist/) into dist/room-page/,
@@ -205,7 +205,7 @@ build_frontend() {
     WASM_GZIP=$(wc -c <"$wasm.gz")
     WASM_BROTLI=$(wc -c <"$wasm.br")
     say "page built: $(basename "$wasm") is $((WASM_RAW / 1024)) KiB, $((WASM_BROTLI / 1024)) KiB brotli, $((WASM_GZIP / 1024)) KiB gzipped"
-    say "with the shapes: $(basename "$shapes_wasm") is $(($(wc -c <"$shapes_wasm") / 1024)) KiB, $(($(wc -c <"$shapes_wasm.br") / 1024)) KiB brotli"
+    say "chapter 6 alone: $(basename "$shapes_wasm") is $(($(wc -c <"$shapes_wasm") / 1024)) KiB, $(($(wc -c <"$shapes_wasm.br") / 1024)) KiB brotli"
     say "with InnoDB's model: $(basename "$innodb_wasm") is $(($(wc -c <"$innodb_wasm") / 1024)) KiB, $(($(wc -c <"$innodb_wasm.br") / 1024)) KiB brotli"
     say "room pages built: $(basename "$room_wasm") is $(($(wc -c <"$room_wasm") / 1024)) KiB, $(($(wc -c <"$room_wasm.br") / 1024)) KiB brotli"
 }

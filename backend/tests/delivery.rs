@@ -259,11 +259,11 @@ async fn an_address_on_innodb_or_asking_for_it_gets_the_bundle_with_its_model() 
     }
 }
 
-/// The chapters' third bundle, with the shapes beyond seats: chapter 6, a state of another shape
-/// (a counter in the sandbox) or a request for it, with the same words in it; InnoDB's bundle,
-/// which has the shapes too, wins when the address asks for InnoDB as well.
+/// The chapters' third bundle, chapter 6 alone (the shapes beyond seats), with its words in it;
+/// the whole page (InnoDB's bundle) for an address that needs the shapes beside the seats (a
+/// counter in the sandbox, a seat's race kept in chapter 6's link) or asks for InnoDB as well.
 #[tokio::test]
-async fn chapter_6_or_a_state_of_another_shape_gets_the_bundle_with_the_shapes() {
+async fn chapter_6_gets_its_own_bundle_and_the_shapes_beside_the_seats_the_whole_page() {
     let (dir, _) = dist("shapes-bundle");
     for (folder, name) in [("shapes-page", "shapes"), ("innodb-page", "innodb")] {
         let bundle = dir.join(folder);
@@ -286,7 +286,16 @@ async fn chapter_6_or_a_state_of_another_shape_gets_the_bundle_with_the_shapes()
         ))
     };
     let balance = token("shapes-balance", 5);
+    let balance_on_6 = token("shapes-balance", 6);
     let seats = token("ch5-three-buyers", 5);
+    let seat = shared::scenarios::get("ch4-check_then_act").expect("a built-in");
+    let seat_on_6 = shared::link::encode(&shared::link::View::of(
+        6,
+        "shapes-balance",
+        None,
+        &seat.schedule(),
+        1,
+    ));
     let bundle_of = |path: String| {
         let url = format!("{base}{path}");
         async move {
@@ -302,17 +311,21 @@ async fn chapter_6_or_a_state_of_another_shape_gets_the_bundle_with_the_shapes()
     for path in [
         "/chapter/6".to_string(),
         "/chapter/6?present=1".to_string(),
-        format!("/chapter/5?s={balance}"),
-        "/chapter/5?with=shapes".to_string(),
+        format!("/chapter/6?s={balance_on_6}"),
     ] {
         let (bundle, page) = bundle_of(path.clone()).await;
         assert_eq!(bundle, Some("shapes"), "{path}");
-        if path.starts_with("/chapter/6") {
-            assert!(page.contains("<title>Chapter 6: "), "{path}: its words");
-        }
+        assert!(page.contains("<title>Chapter 6: "), "{path}: its words");
     }
-    let (bundle, _) = bundle_of("/chapter/6?db=innodb".to_string()).await;
-    assert_eq!(bundle, Some("innodb"), "InnoDB's bundle has the shapes too");
+    for path in [
+        "/chapter/6?db=innodb".to_string(),
+        format!("/chapter/6?s={seat_on_6}"),
+        format!("/chapter/5?s={balance}"),
+        "/chapter/5?with=shapes".to_string(),
+    ] {
+        let (bundle, _) = bundle_of(path.clone()).await;
+        assert_eq!(bundle, Some("innodb"), "{path}: the whole page");
+    }
     for path in [
         "/chapter/5".to_string(),
         format!("/chapter/5?s={seats}"),

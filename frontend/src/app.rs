@@ -8,6 +8,7 @@
 
 use leptos::ev;
 use leptos::prelude::*;
+use shared::schedule::SHOWS_SEATS;
 use wasm_bindgen::{JsCast, JsValue};
 
 use crate::chapters;
@@ -129,6 +130,12 @@ pub fn App() -> impl IntoView {
         <Nav />
         <div id="content">
             {move || match page.get() {
+                Route::Home if !SHOWS_SEATS => {
+                    // Chapter 6's bundle has not the home page (its chapters of seats): a link
+                    // to it loads the page anew (`handover`), and so does Back to it.
+                    let _ = window().location().reload();
+                    ().into_any()
+                }
                 Route::Home => {
                     document().set_title("Last Seat");
                     view! { <Home /> }.into_any()

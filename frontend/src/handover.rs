@@ -1,5 +1,7 @@
-//! The chapters' two bundles, as the reader meets them. This page is either the first bundle,
-//! PostgreSQL's model only, or the second with InnoDB's too (`WITH_INNODB`). A reader of the first
+//! The chapters' bundles, as the reader meets them (`shared::link::bundle`): the first, the races
+//! for seats on PostgreSQL; the third, chapter 6 alone; the second, the whole page with InnoDB's
+//! model too (`WITH_INNODB`). A link to a page whose models this bundle has not is opened anew
+//! (`has_models_for`), for the server to send the bundle that has them. A reader of the first
 //! who asks for InnoDB (the switch, the order on both databases, the claim table) is handed to
 //! the second: the same address with the request in its query (`shared::link::bundle`), which
 //! the server answers with the second bundle's HTML and which that bundle then carries out. The
@@ -18,6 +20,7 @@ pub fn has_models_for(path: &str, search: &str) -> bool {
     let query = search.trim_start_matches('?');
     (WITH_INNODB || !bundle::needs_innodb(query))
         && (shared::schedule::SHAPES || !bundle::needs_shapes(path, query))
+        && (shared::schedule::SHOWS_SEATS || !bundle::needs_seats(path, query))
 }
 
 /// What a reader of the first bundle asked of InnoDB.

@@ -4,6 +4,7 @@
 //! address before them changed).
 
 use crate::defences::Defence;
+use crate::schedule::SHOWS_SEATS;
 
 /// A way to run one part of a chapter: a built-in scenario, optionally with every buyer's
 /// defence swapped for another.
@@ -82,13 +83,29 @@ pub const INTRO: &str = "Two people tap the same seat in the same second. Both s
 
 /// Every chapter, in reading order.
 pub const CHAPTERS: &[Chapter] = &[
-    ch1::CHAPTER,
-    ch2::CHAPTER,
-    ch3::CHAPTER,
-    ch4::CHAPTER,
-    ch5::CHAPTER,
+    of_seats(ch1::CHAPTER),
+    of_seats(ch2::CHAPTER),
+    of_seats(ch3::CHAPTER),
+    of_seats(ch4::CHAPTER),
+    of_seats(ch5::CHAPTER),
     ch6::CHAPTER,
 ];
+
+/// A chapter of numbered seats as this build has it: whole, or its title and goal in a build
+/// that shows no race for seats (chapter 6's bundle), whose links to it load the page anew.
+const fn of_seats(chapter: Chapter) -> Chapter {
+    if SHOWS_SEATS {
+        chapter
+    } else {
+        Chapter {
+            text: &[],
+            parts: &[],
+            editable: false,
+            matrix: MatrixTable::None,
+            ..chapter
+        }
+    }
+}
 
 /// The chapter with this number.
 pub fn chapter(number: u8) -> Option<&'static Chapter> {
@@ -116,9 +133,14 @@ mod tests {
     #[test]
     fn every_variant_names_a_builtin_scenario_it_can_locate() {
         for chapter in CHAPTERS {
-            // Without the shapes (the first bundle), chapter 6 is its title and goal only.
-            let elsewhere =
-                !crate::schedule::SHAPES && chapter.number == crate::link::bundle::SHAPES_CHAPTER;
+            // Without the shapes (the first bundle), chapter 6 is its title and goal only; without
+            // the seats (chapter 6's bundle), chapters 1 to 5 are.
+            let shapes = chapter.number == crate::link::bundle::SHAPES_CHAPTER;
+            let elsewhere = if shapes {
+                !crate::schedule::SHAPES
+            } else {
+                !SHOWS_SEATS
+            };
             assert_eq!(
                 chapter.parts.is_empty(),
                 elsewhere,
@@ -144,7 +166,7 @@ mod tests {
         let numbers: Vec<u8> = CHAPTERS.iter().map(|c| c.number).collect();
         assert_eq!(numbers, [1, 2, 3, 4, 5, 6]);
         assert!(chapter(7).is_none());
-        assert!(chapter(crate::link::SANDBOX).is_some_and(|c| c.editable));
+        assert!(chapter(crate::link::SANDBOX).is_some_and(|c| c.editable == SHOWS_SEATS));
         assert_eq!(*crate::link::CHAPTERS.end(), 6);
     }
 

@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 
 use crate::counter_words::CounterWords;
 use crate::outcome::{Entry, Outcome, StepResult};
-use crate::schedule::{Schedule, SeatStatus, CLOCK};
+use crate::schedule::{seats_shown_from_here, Schedule, SeatStatus, CLOCK};
 use crate::sqlstate::SqlState;
 use crate::username_words::UsernameWords;
 
@@ -44,6 +44,7 @@ pub fn consequences(schedule: &Schedule, outcome: &Outcome) -> Vec<String> {
     if let Some(c) = CounterWords::of(schedule.scenario()) {
         return counter::consequences(schedule, outcome, c);
     }
+    seats_shown_from_here();
     let mut lines: Vec<String> = late_bookings(schedule.scenario().clock_unit, outcome)
         .iter()
         .map(|l| l.consequence())
@@ -135,6 +136,7 @@ pub fn headline(schedule: &Schedule, outcome: &Outcome) -> String {
     if let Some(c) = CounterWords::of(schedule.scenario()) {
         return counter::headline(schedule, outcome, c);
     }
+    seats_shown_from_here();
     let fates = fates(outcome);
     let late: Vec<String> = late_bookings(schedule.scenario().clock_unit, outcome)
         .iter()

@@ -2,10 +2,11 @@
 //! `index.html`, compressed once (brotli, gzip) and kept until `index.html` changes, sent in
 //! the best encoding the client accepts, with the Content-Security-Policy that allows the
 //! inline script and style sheets it carries by their hashes. The chapters come in three
-//! bundles (`shared::link::bundle`): Trunk's `dist/index.html` with PostgreSQL's model of seats
-//! only, `dist/shapes-page/` with the shapes beyond seats too (chapter 6, or a state of another
-//! shape), and `dist/innodb-page/` with InnoDB's model and the shapes, for an address whose
-//! state races on InnoDB or whose query asks for it. The live room's pages are a bundle of their own
+//! bundles (`shared::link::bundle`): Trunk's `dist/index.html`, the races for seats on
+//! PostgreSQL (chapters 1–5 and the home page); `dist/shapes-page/`, chapter 6 alone (the
+//! shapes beyond seats); and `dist/innodb-page/`, the whole page (InnoDB's model, the shapes and
+//! the seats), for an address whose state races on InnoDB, whose query asks for it, or that
+//! needs both the seats and the shapes. The live room's pages are a bundle of their own
 //! (`dist/room-page/`), whose one `index.html` is served the same way.
 
 use std::collections::HashMap;
@@ -54,10 +55,10 @@ type Key = (Bundle, Option<u8>);
 enum Bundle {
     /// The chapters with PostgreSQL's model of seats only: every first visit to chapters 1–5.
     Chapters,
-    /// The chapters with the shapes beyond seats (counters, usernames).
-    WithShapes,
-    /// The chapters with InnoDB's model and the shapes.
-    WithInnodb,
+    /// Chapter 6 alone: the shapes beyond seats (counters, usernames).
+    Shapes,
+    /// The whole page: InnoDB's model, the shapes and the seats.
+    Whole,
     /// The live room's pages.
     Room,
 }
@@ -66,8 +67,8 @@ impl Bundle {
     fn file(self) -> String {
         match self {
             Bundle::Chapters => "index.html".to_string(),
-            Bundle::WithShapes => format!("{SHAPES_DIR}/index.html"),
-            Bundle::WithInnodb => format!("{INNODB_DIR}/index.html"),
+            Bundle::Shapes => format!("{SHAPES_DIR}/index.html"),
+            Bundle::Whole => format!("{INNODB_DIR}/index.html"),
             Bundle::Room => format!("{ROOM_DIR}/index.html"),
         }
     }
@@ -86,11 +87,12 @@ fn key(bundle: Bundle, page: Prerender) -> Key {
 /// `dist/` so that the chapters' first visit never carries them.
 pub const ROOM_DIR: &str = "room-page";
 
-/// The chapters built with InnoDB's model (`--features innodb`, the shapes with it), into this
-/// folder of `dist/`.
+/// The whole page, built with InnoDB's model (`--features innodb`, the shapes and the seats with
+/// it), into this folder of `dist/`.
 pub const INNODB_DIR: &str = "innodb-page";
 
-/// The chapters built with the shapes beyond seats (`--features shapes`), into this folder.
+/// Chapter 6 alone, built with the shapes beyond seats and without the seats' pages
+/// (`--no-default-features --features shapes`), into this folder.
 pub const SHAPES_DIR: &str = "shapes-page";
 
 impl HtmlCache {
@@ -137,8 +139,8 @@ pub async fn index(State(state): State<Pages>, request: Request) -> Response {
     let query = request.uri().query().unwrap_or_default();
     let bundle = match shared::link::bundle::pick(request.uri().path(), query) {
         shared::link::bundle::Bundle::First => Bundle::Chapters,
-        shared::link::bundle::Bundle::WithShapes => Bundle::WithShapes,
-        shared::link::bundle::Bundle::WithInnodb => Bundle::WithInnodb,
+        shared::link::bundle::Bundle::Shapes => Bundle::Shapes,
+        shared::link::bundle::Bundle::Whole => Bundle::Whole,
     };
     send(&state, request, bundle, page).await
 }

@@ -7,6 +7,7 @@
 use leptos::prelude::*;
 use shared::chapters::MatrixTable;
 use shared::scenarios;
+use shared::schedule::SHOWS_SEATS;
 
 use super::controls::Controls;
 use super::counter::CounterMap;
@@ -43,15 +44,19 @@ pub fn LabView(lab: Lab) -> impl IntoView {
             <Chooser lab />
             <UndoOffer lab />
             <ScenarioGoal lab />
-            {chapter.editable.then(|| view! { <Editor /> })}
+            {(SHOWS_SEATS && chapter.editable).then(|| view! { <Editor /> })}
             <div class="cockpit" id="stage" data-testid="cockpit">
                 <div class="cockpit-map">
                     {move || if counters() {
                         view! { <CounterMap /> }.into_any()
                     } else if username() {
                         view! { <NameMap /> }.into_any()
-                    } else {
+                    } else if SHOWS_SEATS {
                         view! { <SeatMap /> }.into_any()
+                    } else {
+                        // Chapter 6's bundle shows no race for seats: the seat column's
+                        // examples open in chapter 4 (`matrix.rs`).
+                        ().into_any()
                     }}
                 </div>
                 <div class="cockpit-phones"><Phones /></div>

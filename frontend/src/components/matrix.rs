@@ -11,7 +11,8 @@ use std::time::Duration;
 use leptos::prelude::*;
 use shared::chapters::MatrixTable;
 use shared::explorer::{self, MatrixCell, MatrixScenario};
-use shared::schedule::Database;
+use shared::link::{self, View, SANDBOX};
+use shared::schedule::{Database, Schedule, SHOWS_SEATS};
 use shared::Defence;
 
 use super::explorer::{now_ms, tenths_since, whole_ms};
@@ -103,6 +104,7 @@ pub fn Matrix(table: MatrixTable) -> impl IntoView {
                 "Each cell runs every order in which its buyers' steps can reach the database, \
                  and shows how the buyers who missed the seat were stopped. Pick a cell to load \
                  one of its orders into the lab above."
+                {(!SHOWS_SEATS).then_some(" A seat's example opens in the sandbox, chapter 5.")}
             </p>
             {move || built.get().map(|(cells, tenths)| view! { <Grid cells tenths table /> })}
         </section>
@@ -165,10 +167,12 @@ fn Cell(cell: MatrixCell) -> impl IntoView {
     let scenario = title_of_scenario(&cell.scenario);
     // The name is the cell's own words, then what a sighted reader gets from the row, the
     // column and the colour (so the visible words are always part of the name).
-    let spoken = format!(
-        ". {defence}, {scenario}. {} Press to load an example.",
-        cell.summary
-    );
+    let opens = if elsewhere(&cell) {
+        "Press to open an example in the sandbox."
+    } else {
+        "Press to load an example."
+    };
+    let spoken = format!(". {defence}, {scenario}. {} {opens}", cell.summary);
     let marks = cell
         .ways
         .iter()
@@ -198,14 +202,45 @@ fn title_of_scenario(id: &str) -> &'static str {
     explorer::matrix_column(id).map_or("", |s| s.title)
 }
 
+/// Whether the cell's example opens on another page: a race for a seat in a bundle that shows
+/// none (chapter 6's).
+fn elsewhere(cell: &MatrixCell) -> bool {
+    !SHOWS_SEATS && explorer::matrix_column(&cell.scenario).is_some_and(|c| c.kind.is_seats())
+}
+
+/// The sandbox's address with `schedule` in the order `example` (the buyers' names), for a
+/// bundle that shows no race for seats: the page is loaded anew, and the server sends the
+/// bundle that has them.
+fn sandbox_address(schedule: &Schedule, example: &[String]) -> Option<String> {
+    let order = example
+        .iter()
+        .map(|n| schedule.actor_index(n))
+        .collect::<Option<Vec<usize>>>()?;
+    let view = View::of(
+        SANDBOX,
+        "ch5-three-buyers",
+        None,
+        &schedule.with_order(order),
+        0,
+    );
+    Some(format!("/chapter/{SANDBOX}?s={}", link::encode(&view)))
+}
+
 /// Loads the cell's example into the lab: through the chapter's own variant when one runs the
 /// very same programs (so the chooser says the right defence), else as a schedule of its own.
+/// A seat's example in chapter 6's bundle opens in the sandbox instead.
 fn load(lab: Lab, cell: &MatrixCell) {
     let Some(schedule) = explorer::matrix_schedule_on(cell.defence, &cell.scenario, cell.database)
     else {
         return;
     };
     let example = cell.example().to_vec();
+    if elsewhere(cell) {
+        if let Some(to) = sandbox_address(&schedule, &example) {
+            let _ = window().location().assign(&to);
+        }
+        return;
+    }
     let same_programs = |other: &shared::Schedule| {
         other.scenario() == schedule.scenario()
             && other.actors().len() == schedule.actors().len()

@@ -2,6 +2,8 @@
 
 use leptos::prelude::*;
 
+use shared::schedule::SHOWS_SEATS;
+
 use crate::model;
 use crate::state::use_lab;
 
@@ -20,9 +22,11 @@ pub fn StoredRows() -> impl IntoView {
     });
     let redis = Memo::new(move |_| {
         let step = lab.step.get();
-        let uses = lab
-            .schedule
-            .with(|s| s.any_op(shared::schedule::Op::is_redis));
+        // Only a race for seats uses Redis, and chapter 6's bundle shows none.
+        let uses = SHOWS_SEATS
+            && lab
+                .schedule
+                .with(|s| s.any_op(shared::schedule::Op::is_redis));
         let keys = lab
             .outcome
             .get()
@@ -70,7 +74,7 @@ pub fn StoredRows() -> impl IntoView {
                     </tbody>
                 </table>
             })}
-            {move || tables.get().filter(|_| kind.get().is_seats()).map(|t| view! {
+            {move || tables.get().filter(|_| SHOWS_SEATS && kind.get().is_seats()).map(|t| view! {
                 <table class="data" data-testid="rows">
                     <thead><tr><th>"seat"</th><th>"status"</th><th>"holder"</th><th>"hold id"</th><th>"until"</th></tr></thead>
                     <tbody>

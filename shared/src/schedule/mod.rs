@@ -29,7 +29,8 @@ pub(crate) use decode::EXPECT_KEYS;
 pub use format::{Expect, FinalSeat, ProgramSpec, Scenario, ScheduleFile, SeatSpec, SeatStatus};
 pub use op::{op_value, Condition, Isolation, Now, Op, PayOutcome, Wait};
 pub use order::Stuck;
-pub use shape::{Shape, MAX_VALUE, SHAPES};
+pub(crate) use shape::seats_shown_from_here;
+pub use shape::{Shape, MAX_VALUE, SHAPES, SHOWS_SEATS};
 
 use serde::{Deserialize, Serialize};
 

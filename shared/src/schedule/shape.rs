@@ -22,6 +22,20 @@ use super::{Op, Scenario, ScheduleError, SeatStatus};
 /// first bundle has not, and refuses their scenarios at parse (`check`).
 pub const SHAPES: bool = cfg!(feature = "shapes");
 
+/// Whether this build shows a race for numbered seats (the `seats` feature): chapter 6's
+/// bundle has not. It still simulates one (the shapes matrix's seat column) but never shows
+/// it: its phones, headline and story are left out, and such a race opens in the sandbox (chapter 5).
+pub const SHOWS_SEATS: bool = cfg!(feature = "seats");
+
+/// Marks where the words of a race for seats begin: a build that shows none (chapter 6's
+/// bundle) leaves everything after it out, since nothing there asks for them.
+#[inline(always)]
+pub(crate) fn seats_shown_from_here() {
+    if !SHOWS_SEATS {
+        unreachable!("a race for seats is shown only by a build with the seats");
+    }
+}
+
 /// The largest value a counter row may start with.
 pub const MAX_VALUE: i64 = 1_000_000;
 

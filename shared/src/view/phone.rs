@@ -12,7 +12,7 @@ use super::words;
 use super::{display_name, tables_at, told_at};
 use crate::counter_words::CounterWords;
 use crate::engine::capitalise;
-use crate::schedule::{ClockUnit, Op, Scenario, Schedule, CLOCK};
+use crate::schedule::{seats_shown_from_here, ClockUnit, Op, Scenario, Schedule, CLOCK};
 use crate::username_words::UsernameWords;
 use crate::Outcome;
 
@@ -129,6 +129,7 @@ pub fn phone(schedule: &Schedule, outcome: &Outcome, actor: &str, step: usize) -
             .unwrap_or_default();
         return counter::phone(c, &app, &yours, &wants);
     }
+    seats_shown_from_here();
     let phone = |text: String, tone: Tone, until: Option<i64>| Phone {
         text: capitalise(&text),
         tone,
