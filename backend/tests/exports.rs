@@ -144,6 +144,22 @@ fn cases() -> Vec<(String, Schedule)> {
     ]
 }
 
+/// Usernames, for the isolation tester: a check that finds the name free or taken, an account
+/// created twice, the key's refusal after a wait, the claim that does nothing on a conflict.
+fn username_cases() -> Vec<(String, Schedule)> {
+    vec![
+        counter(
+            "shapes-username",
+            Defence::CheckThenAct,
+            &["adam", "omar", "adam", "omar"],
+        ),
+        counter("shapes-username", Defence::UniqueConstraint, &[]),
+        counter("shapes-username", Defence::AtomicUpdate, &[]),
+        counter("shapes-username", Defence::LockRow, &[]),
+        counter("shapes-username", Defence::Serializable, &[]),
+    ]
+}
+
 fn simulated(schedule: &Schedule) -> Outcome {
     assess(
         schedule,
@@ -612,7 +628,7 @@ async fn the_isolation_tester_prints_exactly_the_expected_output() {
     let _turn = ONE_AT_A_TIME.lock().await;
     let tester = isolationtester();
     let mut failed = Vec::new();
-    for (name, schedule) in cases() {
+    for (name, schedule) in cases().into_iter().chain(username_cases()) {
         let outcome = simulated(&schedule);
         let (spec, expected) = isolation_spec_in(&schedule, &outcome, &schema_name());
         let mut child = tokio::process::Command::new(&tester)

@@ -29,7 +29,7 @@ use crate::outcome::{Entry, Outcome, StepResult};
 use crate::schedule::{Actor, Condition, Database, Op, Schedule};
 use crate::sql::Statement;
 use comments::{step_heading, unmet_words};
-use setup::{quote_ident, session_settings, setup_sql};
+use setup::{ends_on_clock, quote_ident, session_settings, setup_sql};
 
 /// The schema the exports create and drop: nothing else of the database is touched.
 pub const SCHEMA: &str = "last_seat";

@@ -63,7 +63,7 @@ pub(crate) enum Raw {
     Affected(u64),
     Rows(Vec<RawRow>),
     /// A counter's rows (key, value: a flag's is 1 while unset) and how they are read (a
-    /// username's: key and account id).
+    /// username's: the name, once per account).
     Counters(Vec<(String, i64)>, Counting),
     Text(String),
 }
@@ -118,7 +118,10 @@ pub(super) fn run<'c>(
                 let rows = query.fetch_all(conn).await?;
                 rows.iter()
                     .map(|row| {
-                        let value = if c.flag {
+                        let value = if c.taken {
+                            // A username's: the name alone, one row per account.
+                            1
+                        } else if c.flag {
                             i64::from(!row.try_get::<bool, _>(1)?)
                         } else {
                             row.try_get(1)?

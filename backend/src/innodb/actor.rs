@@ -116,7 +116,10 @@ async fn run(
             rows.iter()
                 .map(|row| {
                     // A flag is MySQL's boolean, a tinyint(1): 1 when set.
-                    let value = if c.flag {
+                    let value = if c.taken {
+                        // A username's: the name alone, one row per account.
+                        1
+                    } else if c.flag {
                         i64::from(!row.try_get::<bool, _>(1)?)
                     } else {
                         row.try_get(1)?

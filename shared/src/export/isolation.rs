@@ -12,7 +12,8 @@ mod tester;
 use std::collections::BTreeSet;
 
 use super::{
-    plan, quote_ident, session_settings, setup_sql, step_heading, unmet_words, Sent, SCHEMA,
+    ends_on_clock, plan, quote_ident, session_settings, setup_sql, step_heading, unmet_words, Sent,
+    SCHEMA,
 };
 use crate::explain;
 use crate::outcome::{Outcome, StepResult};
@@ -217,6 +218,10 @@ impl Spec<'_, '_> {
             "Parsed test spec with {sessions} sessions\n\nstarting permutation: {}\n",
             listed.join(" ")
         );
+        if ends_on_clock(self.schedule) {
+            // The tester prints what the setup's last statement returned.
+            out.push_str(&printed::setval(self.schedule.scenario().clock));
+        }
         let name = |k: usize| self.names[k].clone().unwrap_or_default();
         for event in &self.run.printed {
             out.push_str(&match event {

@@ -64,6 +64,13 @@ pub(super) fn scenario_comment(schedule: &Schedule) -> String {
     )
 }
 
+/// Whether the setup ends on the clock's `setval`, which returns a row: no row of the scenario
+/// is inserted after it (a username no account has yet).
+pub(super) fn ends_on_clock(schedule: &Schedule) -> bool {
+    crate::username_words::UsernameWords::of(schedule.scenario())
+        .is_some_and(|u| !u.taken_at_start())
+}
+
 /// What the setup runs, as the executor does it: the migration in a fresh schema, the seats
 /// and their tickets, the clock's start, with `ddl` as the migration's text.
 pub(super) fn setup_sql(schedule: &Schedule, schema: &str, ddl: &str) -> String {

@@ -51,10 +51,12 @@ pub fn statement(database: Database, op: &Op, cx: &Context<'_>) -> Option<Statem
     let name = op.seats().first()?.clone();
     let pg = database == Database::Postgresql;
     // InnoDB looks the name up in its index on users' names, as PostgreSQL does.
+    // The name alone, one row per account: an account's id depends on every insert the
+    // sequence has seen, rolled back or not, which no export could print.
     let read = if pg {
-        "select username, user_id from users\n where username = $1\n order by user_id"
+        "select username from users\n where username = $1\n order by user_id"
     } else {
-        "select username, user_id from users force index (users_username)\n where username = ?\n order by user_id"
+        "select username from users force index (users_username)\n where username = ?\n order by user_id"
     };
     let claim_params = || {
         vec![

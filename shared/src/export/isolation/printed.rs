@@ -40,6 +40,14 @@ pub(super) fn result(sent: &Sent<'_>, outcome: &Outcome) -> String {
                 .unwrap_or_default();
             table(&[t.key, t.column], &rows)
         }
+        // A username's: the name, once per account that has it.
+        (Op::Read { .. } | Op::Lock { .. }, _) if sent.username().is_some() => {
+            let rows: Vec<Vec<String>> = sent
+                .entry
+                .map(|e| e.trace.seen.iter().map(|r| vec![r.seat.clone()]).collect())
+                .unwrap_or_default();
+            table(&["username"], &rows)
+        }
         (Op::Read { .. } | Op::Lock { .. }, _) => {
             let rows: Vec<Vec<String>> = sent
                 .entry
@@ -71,10 +79,15 @@ pub(super) fn result(sent: &Sent<'_>, outcome: &Outcome) -> String {
                 .completed_after()
                 .and_then(|c| outcome.entries.get(c))
                 .map_or(0, |e| e.trace.tables.clock);
-            table(&["setval"], &[vec![clock.to_string()]])
+            setval(clock)
         }
         _ => String::new(),
     }
+}
+
+/// What the clock's `setval` returns: the clock.
+pub(super) fn setval(clock: i64) -> String {
+    table(&["setval"], &[vec![clock.to_string()]])
 }
 
 /// A result set as libpq's `PQprint` aligns it for the tester: columns that hold only numbers
