@@ -172,6 +172,22 @@ impl UsernameWords {
         format!("has the accounts named {} locked", self.name)
     }
 
+    /// PostgreSQL: why a statement waits for an account's row lock (its FOR UPDATE locks the
+    /// accounts one by one), after the holder's name.
+    pub fn waits_for_account_lock(&self) -> String {
+        format!("has an account named {} locked", self.name)
+    }
+
+    /// PostgreSQL: why a statement waits in an account's queue, after the names of those ahead
+    /// (`many` of them).
+    pub fn waits_in_account_queue(&self, many: bool) -> String {
+        let verb = if many { "are" } else { "is" };
+        format!(
+            "{verb} ahead in the queue for an account named {}",
+            self.name
+        )
+    }
+
     /// Why a statement waits in the queue, after the names of those ahead (`many` of them).
     pub fn waits_in_queue(&self, many: bool) -> String {
         let verb = if many { "are" } else { "is" };

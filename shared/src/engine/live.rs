@@ -67,8 +67,14 @@ impl Engine<'_> {
     /// the lock table itself; the tests hold the trace's `locks` against it).
     pub fn lock_holder(&self, seat: &str) -> Option<&str> {
         let s = self.names.seats.iter().position(|id| id == seat)?;
-        let tx = self.locks.holder[s].filter(|&t| self.db.is_active(t))?;
+        let tx = self.row_lock_holder(s).filter(|&t| self.db.is_active(t))?;
         Some(&self.names.names[self.db.txs[tx as usize].actor as usize])
+    }
+
+    /// The transaction holding the row lock of `seat`; on a username, whose accounts are
+    /// locked one by one, the holder of one of them (`account_lock_holder`).
+    fn row_lock_holder(&self, seat: usize) -> Option<TxId> {
+        self.locks.holder[seat].or_else(|| self.account_lock_holder(seat))
     }
 
     /// The live state of the seats now, sharing `last` when it is the same.
@@ -104,7 +110,7 @@ impl Engine<'_> {
         let innodb = self.innodb();
         let mut live = LiveSeat {
             seat: seat as u8,
-            holder: self.locks.holder[seat].filter(open).map(actor),
+            holder: self.row_lock_holder(seat).filter(open).map(actor),
             queue: if innodb { Vec::new() } else { self.queue(seat) },
             write: Some(newest.xmin)
                 .filter(open)
@@ -132,6 +138,7 @@ impl Engine<'_> {
                 let w = w.as_ref()?;
                 let (place, on) = match w.on {
                     WaitOn::Row(s, _) => (0, (s, w.queued)),
+                    WaitOn::Account(acct) => (0, (acct.seat, w.queued)),
                     WaitOn::Update(s, _) => (1, (s, w.since)),
                     WaitOn::Xact(_) => {
                         let s = self.running[a].as_ref()?.pending?.0;

@@ -25,6 +25,11 @@
 //! heap_update finds the row unlocked and does not ask for the tuple lock; the head, with
 //! less work left, usually wins it, but not always: such orders can disagree with a real run.)
 //!
+//! A username's accounts (rows of `users`, never updated or deleted) have row locks of their
+//! own beside the seats' (`Account`): a username's FOR UPDATE locks each account it sees, in
+//! user_id order, and its waiters queue per account just as on a seat's row, without versions
+//! to replace.
+//!
 //! Waiting is `queue`'s (joining a queue, moving up, whether a wait is over); the wait-for graph
 //! and its deadlock victim are `deadlock`'s.
 
@@ -44,6 +49,19 @@ pub(crate) enum WaitOn {
     /// evaluated: EvalPlanQual follows the update chain and waits for the updater without
     /// taking the tuple lock, so outside the row's queue.
     Update(u8, TxId),
+    /// The row lock of an account of a username.
+    Account(Account),
+}
+
+/// An account of a username (a row of `users`), named by the transaction that inserted it and
+/// its place among that transaction's accounts of the name: the scenario's account of a taken
+/// name is (`BOOTSTRAP`, 0). A transaction's accounts vanish together when it rolls back, so the
+/// name of every other account stays the same.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Account {
+    pub seat: u8,
+    pub xmin: TxId,
+    pub k: u8,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -86,7 +104,7 @@ impl Wait {
         match self.on {
             WaitOn::Row(..) => self.chain || (self.saw_update && self.seen == updater),
             WaitOn::Update(..) => true,
-            WaitOn::Xact(_) => false,
+            WaitOn::Xact(_) | WaitOn::Account(_) => false,
         }
     }
 }
@@ -104,6 +122,10 @@ pub(crate) struct Locks {
     /// Per seat: one more than the entry during which a statement that a commit or rollback
     /// woke inserted its ticket (0: never).
     ticketed: Vec<usize>,
+    /// The accounts' row locks: each account locked, and the transaction holding it.
+    accounts: Vec<(Account, TxId)>,
+    /// The accounts that a statement woken during the current entry locked.
+    accounts_by_woken: Vec<Account>,
     /// Per actor: what its statement in flight waits for.
     pub waits: Vec<Option<Wait>>,
     seq: u32,
@@ -116,6 +138,8 @@ clone_reusing!(Locks {
     taken,
     locked_by_woken,
     ticketed,
+    accounts,
+    accounts_by_woken,
     waits,
     seq,
     entry_seq,
@@ -128,6 +152,8 @@ impl Locks {
             taken: vec![0; seats],
             locked_by_woken: vec![0; seats],
             ticketed: vec![0; seats],
+            accounts: Vec::new(),
+            accounts_by_woken: Vec::new(),
             waits: vec![None; actors],
             seq: 0,
             entry_seq: 0,
@@ -137,6 +163,7 @@ impl Locks {
     /// An entry begins: the waits that begin from now on began during it.
     pub fn start_entry(&mut self) {
         self.entry_seq = self.seq;
+        self.accounts_by_woken.clear();
     }
 
     fn tick(&mut self) -> u32 {
@@ -177,7 +204,7 @@ impl Locks {
         let chain = had.is_some_and(|h| match h.on {
             WaitOn::Update(s, _) => s == seat as u8,
             WaitOn::Row(s, _) => h.chain && s == seat as u8,
-            WaitOn::Xact(_) => false,
+            WaitOn::Xact(_) | WaitOn::Account(_) => false,
         });
         match self.holder[seat] {
             Some(h) => h != tx,
@@ -220,13 +247,57 @@ impl Locks {
         self.holder[seat].is_some() && self.taken[seat] == k
     }
 
-    /// Releases every row lock of `tx`.
+    /// Releases every row lock of `tx`, its accounts' included.
     pub fn release(&mut self, tx: TxId) {
         for h in &mut self.holder {
             if *h == Some(tx) {
                 *h = None;
             }
         }
+        self.accounts.retain(|&(_, h)| h != tx);
+    }
+
+    /// The transaction holding the row lock of account `a`.
+    pub fn account_holder(&self, a: Account) -> Option<TxId> {
+        self.accounts
+            .iter()
+            .find(|&&(b, _)| b == a)
+            .map(|&(_, h)| h)
+    }
+
+    /// Whether any account's row lock is held.
+    pub fn any_account_locked(&self) -> bool {
+        !self.accounts.is_empty()
+    }
+
+    /// Whether `tx` must wait for the row lock of account `a`: someone else holds it, or
+    /// queues for it ahead of it (`had`: its own place, if it was woken from that queue).
+    pub fn account_contended(&self, a: Account, tx: TxId, had: Option<&Wait>) -> bool {
+        let on = WaitOn::Account(a);
+        match self.account_holder(a) {
+            Some(h) => h != tx,
+            None => self.queued_on(on).any(|(_, o)| {
+                had.filter(|h| h.on == on)
+                    .is_none_or(|h| o.queued < h.queued)
+            }),
+        }
+    }
+
+    /// `tx` takes the row lock of account `a`; `woken`: a statement that a commit or rollback
+    /// woke during this entry.
+    pub fn take_account(&mut self, a: Account, tx: TxId, woken: bool) {
+        if self.account_holder(a).is_none() {
+            self.accounts.push((a, tx));
+        }
+        if woken && !self.accounts_by_woken.contains(&a) {
+            self.accounts_by_woken.push(a);
+        }
+    }
+
+    /// Whether a statement woken during this entry took the row lock of account `a` (it may
+    /// have let go of it since).
+    pub fn account_locked_by_woken(&self, a: Account) -> bool {
+        self.accounts_by_woken.contains(&a)
     }
 
     /// The wait sequence of `actor`'s current wait (for waking waiters in order).

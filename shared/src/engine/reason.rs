@@ -130,8 +130,10 @@ fn waiting(e: &Cx<'_>, node: &Node) -> String {
             "{} is updating {seat}, which must be re-checked",
             join(&names)
         ),
-        WaitOn::Row(..) if w.for_holder => format!("{} holds the row lock on {seat}", join(&names)),
-        WaitOn::Row(..) => {
+        WaitOn::Row(..) | WaitOn::Account(_) if w.for_holder => {
+            format!("{} holds the row lock on {seat}", join(&names))
+        }
+        WaitOn::Row(..) | WaitOn::Account(_) => {
             format!(
                 "{} {} ahead in the queue for {seat}",
                 join(&names),

@@ -252,7 +252,7 @@ impl Engine<'_> {
     /// A woken waiter is done with the version it queued on (it took the row, or found it
     /// replaced): the tuple lock passes on at once, so the next in line starts its new wait
     /// before this statement goes on to other rows.
-    fn leave_queue(&mut self, r: &mut Running) {
+    pub(super) fn leave_queue(&mut self, r: &mut Running) {
         if r.woken.take().is_some() {
             self.locks.promote_heads(&self.db);
         }

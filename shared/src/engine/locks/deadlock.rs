@@ -21,8 +21,10 @@ impl Locks {
         let bit = |t: TxId| 1u32 << db.txs[t as usize].actor;
         match w.on {
             WaitOn::Xact(t) | WaitOn::Update(_, t) => bit(t),
-            WaitOn::Row(..) if w.head => w.holder.filter(|&h| db.is_active(h)).map_or(0, bit),
-            WaitOn::Row(..) => self
+            WaitOn::Row(..) | WaitOn::Account(_) if w.head => {
+                w.holder.filter(|&h| db.is_active(h)).map_or(0, bit)
+            }
+            WaitOn::Row(..) | WaitOn::Account(_) => self
                 .queued_on(w.on)
                 .filter(|(_, o)| o.queued < w.queued)
                 .fold(0, |m, (a, _)| m | 1 << a),

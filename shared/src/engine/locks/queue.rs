@@ -3,7 +3,7 @@
 //! whether a wait is over.
 
 use super::super::mvcc::{Db, TxId, VerId};
-use super::{Locks, Wait, WaitOn};
+use super::{Account, Locks, Wait, WaitOn};
 
 /// Whether `tx` is still running and has written the newest version of `seat`.
 fn updating(db: &Db, seat: usize, tx: Option<TxId>) -> bool {
@@ -15,7 +15,33 @@ impl Locks {
     /// place it had (`had`: its wait before it was woken, if it was for that version). It
     /// reads the row as it does (`seen`, `saw_update`).
     pub fn enqueue(&mut self, actor: usize, seat: usize, tid: VerId, had: Option<Wait>, db: &Db) {
-        let on = WaitOn::Row(seat as u8, tid);
+        let seen = self.holder[seat];
+        let saw_update = updating(db, seat, seen);
+        self.join(
+            actor,
+            WaitOn::Row(seat as u8, tid),
+            (seen, saw_update),
+            had,
+            db,
+        );
+    }
+
+    /// `actor` joins the queue of account `a`, or goes back to waiting in the place it had.
+    /// An account is never updated: there is no update to see.
+    pub fn enqueue_account(&mut self, actor: usize, a: Account, had: Option<Wait>, db: &Db) {
+        let seen = self.account_holder(a);
+        self.join(actor, WaitOn::Account(a), (seen, false), had, db);
+    }
+
+    /// `actor` joins the queue `on` (a row's or an account's), having read its holder `seen`.
+    fn join(
+        &mut self,
+        actor: usize,
+        on: WaitOn,
+        (seen, saw_update): (Option<TxId>, bool),
+        had: Option<Wait>,
+        db: &Db,
+    ) {
         let (queued, head) = match had.filter(|w| w.on == on) {
             Some(w) => (w.queued, w.head),
             None => {
@@ -26,7 +52,6 @@ impl Locks {
                 (self.tick(), self.queued_on(on).next().is_none())
             }
         };
-        let seen = self.holder[seat];
         let holder = if head { seen } else { None };
         let t = self.tick();
         self.waits[actor] = Some(Wait {
@@ -38,7 +63,7 @@ impl Locks {
             holder,
             checked: false,
             seen,
-            saw_update: updating(db, seat, seen),
+            saw_update,
             chain: false,
         });
     }
@@ -90,6 +115,7 @@ impl Locks {
                     && (w.holder.is_none_or(|h| !db.is_active(h))
                         || (!w.chain && db.replaced(seat as usize, tid)))
             }
+            WaitOn::Account(_) => w.head && w.holder.is_none_or(|h| !db.is_active(h)),
         }
     }
 
@@ -100,27 +126,36 @@ impl Locks {
     pub fn promote_heads(&mut self, db: &Db) {
         for a in 0..self.waits.len() {
             let Some(w) = self.waits[a] else { continue };
-            let WaitOn::Row(seat, tid) = w.on else {
+            if w.head || self.queued_on(w.on).any(|(_, o)| o.queued < w.queued) {
                 continue;
-            };
-            if !w.head && self.queued_on(w.on).all(|(_, o)| o.queued >= w.queued) {
-                let t = self.tick();
-                let seat = seat as usize;
-                let holder = self.holder[seat];
-                // A version replaced by a committed update is not read again: the waiter goes
-                // by what it saw as it queued.
-                let reread = holder != w.seen && !db.replaced(seat, tid);
-                let began = self.entry_seq;
-                let w = self.waits[a].as_mut().expect("a waiter");
-                w.head = true;
-                w.since = t;
-                w.began = began;
-                w.holder = holder;
-                w.checked = false;
-                if reread {
-                    w.seen = holder;
-                    w.saw_update = updating(db, seat, holder);
+            }
+            let (holder, reread, saw_update) = match w.on {
+                WaitOn::Row(seat, tid) => {
+                    let seat = seat as usize;
+                    let holder = self.holder[seat];
+                    // A version replaced by a committed update is not read again: the waiter
+                    // goes by what it saw as it queued.
+                    let reread = holder != w.seen && !db.replaced(seat, tid);
+                    (holder, reread, updating(db, seat, holder))
                 }
+                // An account is never replaced: it is read again, and never seen updated.
+                WaitOn::Account(acct) => {
+                    let holder = self.account_holder(acct);
+                    (holder, holder != w.seen, false)
+                }
+                WaitOn::Xact(_) | WaitOn::Update(..) => continue,
+            };
+            let t = self.tick();
+            let began = self.entry_seq;
+            let w = self.waits[a].as_mut().expect("a waiter");
+            w.head = true;
+            w.since = t;
+            w.began = began;
+            w.holder = holder;
+            w.checked = false;
+            if reread {
+                w.seen = holder;
+                w.saw_update = saw_update;
             }
         }
     }

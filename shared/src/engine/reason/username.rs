@@ -61,6 +61,8 @@ pub(super) fn waiting(u: &UsernameWords, on: WaitOn, for_holder: bool, names: &[
     let who = join(names);
     match on {
         WaitOn::Xact(_) => format!("{who} {}", u.waits_for_claim()),
+        WaitOn::Account(_) if for_holder => format!("{who} {}", u.waits_for_account_lock()),
+        WaitOn::Account(_) => format!("{who} {}", u.waits_in_account_queue(names.len() > 1)),
         WaitOn::Row(..) | WaitOn::Update(..) if for_holder => {
             format!("{who} {}", u.waits_for_lock())
         }

@@ -28,15 +28,18 @@ impl Engine<'_> {
         };
         let pg_wait = self.locks.waits[actor].filter(|_| waiting && !innodb);
         let wait = pg_wait.map(|w| {
-            let seat = match w.on {
-                WaitOn::Row(s, _) | WaitOn::Update(s, _) => s,
-                WaitOn::Xact(_) => self.running[actor]
-                    .as_ref()
-                    .and_then(|r| r.pending)
-                    .map_or(0, |p| p.0),
+            let (seat, holder) = match w.on {
+                WaitOn::Row(s, _) | WaitOn::Update(s, _) => (s, self.locks.holder[s as usize]),
+                WaitOn::Account(a) => (a.seat, self.locks.account_holder(a)),
+                WaitOn::Xact(_) => {
+                    let s = self.running[actor]
+                        .as_ref()
+                        .and_then(|r| r.pending)
+                        .map_or(0, |p| p.0);
+                    (s, self.locks.holder[s as usize])
+                }
             };
-            let holder =
-                self.locks.holder[seat as usize].map(|t| self.db.txs[t as usize].actor as usize);
+            let holder = holder.map(|t| self.db.txs[t as usize].actor as usize);
             WaitNote {
                 on: w.on,
                 seat,
