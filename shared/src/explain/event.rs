@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use super::{join, title};
 use crate::counter_words::CounterWords;
 use crate::outcome::{Answer, Entry, Outcome, SeenRow, StepResult, Tables};
-use crate::schedule::{ClockUnit, Op, PayOutcome, Schedule, SeatStatus};
+use crate::schedule::{seats_shown_from_here, ClockUnit, Op, PayOutcome, Schedule, SeatStatus};
 
 /// What one completion means, in a line (`None` when it is not worth one).
 pub(super) struct Event<'a> {
@@ -155,15 +155,37 @@ impl Event<'_> {
             }
             (Op::Lock { .. }, _) => format!("{who} locked {}", self.seen(e)),
             (Op::Write { .. } | Op::Claim { .. } | Op::Book { .. }, _) => self.take(result),
-            (Op::Hold { .. }, StepResult::Answer { answer }) => {
-                self.hold(*answer, &join(e.op.seats()))
-            }
-            (Op::Confirm { .. }, StepResult::Answer { answer }) => self.confirm(*answer),
+            // A hold, its confirm and release, the Redis hold, the clock: a race for seats only.
+            (
+                Op::Hold { .. }
+                | Op::Confirm { .. }
+                | Op::Release
+                | Op::RedisHold { .. }
+                | Op::RedisRelease
+                | Op::Advance { .. }
+                | Op::Sweep,
+                _,
+            ) => self.holds_and_clock(result),
             (Op::Pay { outcome }, _) => match outcome {
                 PayOutcome::Succeeds => format!("{who} paid"),
                 PayOutcome::Declined => format!("{who}'s payment was declined"),
                 PayOutcome::Unknown => format!("{who}'s payment timed out, but the money moved"),
             },
+        };
+        Some(line)
+    }
+
+    /// A line for a hold, its confirm or release, a Redis hold or the clock: only a race for
+    /// seats has them, and a build that shows none (chapter 6's bundle) leaves these words out.
+    fn holds_and_clock(&self, result: &StepResult) -> String {
+        seats_shown_from_here();
+        let e = self.entry();
+        let who = self.who();
+        match (&e.op, result) {
+            (Op::Hold { .. }, StepResult::Answer { answer }) => {
+                self.hold(*answer, &join(e.op.seats()))
+            }
+            (Op::Confirm { .. }, StepResult::Answer { answer }) => self.confirm(*answer),
             (Op::Release, StepResult::Answer { answer }) if *answer == Answer::Released => {
                 format!("{who} released the hold")
             }
@@ -182,8 +204,7 @@ impl Event<'_> {
             (Op::Advance { .. }, _) => self.advance(),
             (Op::Sweep, _) => self.sweep(),
             (op, other) => format!("{who}'s {} answered: {}", op.name(), result_words(other)),
-        };
-        Some(line)
+        }
     }
 
     /// A commit or rollback: worth a line when it tells someone they got a seat, fails, or

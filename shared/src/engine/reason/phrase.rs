@@ -2,7 +2,7 @@
 //! A7, sees HELD and updates no rows"), from what its trace node recorded.
 
 use crate::outcome::{Answer, SeenRow, StepResult};
-use crate::schedule::{Condition, Now, Op, PayOutcome, SeatStatus};
+use crate::schedule::{seats_shown_from_here, Condition, Now, Op, PayOutcome, SeatStatus};
 
 use super::super::names::title;
 use super::super::stmt::Fact;
@@ -71,10 +71,16 @@ pub(super) fn phrase(e: &Cx<'_>, op: &Op, d: &Done) -> String {
         }
         (_, Op::Commit) => "commits".to_string(),
         (_, Op::Rollback) => "rolls back".to_string(),
-        (_, Op::Advance { minutes }) => {
-            let unit = e.schedule.scenario().clock_unit;
-            format!("moves {} on, to {}", unit.span(*minutes), unit.at(e.clock))
-        }
+        // A hold, its confirm and release, the Redis hold, the clock: a race for seats only.
+        (
+            _,
+            Op::Advance { .. }
+            | Op::Hold { .. }
+            | Op::Confirm { .. }
+            | Op::RedisHold { .. }
+            | Op::RedisRelease
+            | Op::Release,
+        ) => holds_and_clock(e, op, d),
         (_, Op::Pay { outcome }) => match outcome {
             PayOutcome::Succeeds => "pays: the provider takes the money".to_string(),
             PayOutcome::Declined => "pays: the provider declines".to_string(),
@@ -94,6 +100,26 @@ pub(super) fn phrase(e: &Cx<'_>, op: &Op, d: &Done) -> String {
                 s.push_str(&format!(", skipping {} (locked)", join(&skipped)));
             }
             s
+        }
+        _ => updates(op, d, &seats(|f| *f == Fact::Took), e),
+    }
+}
+
+/// What a hold, its confirm or release, a Redis hold or the clock did: only a race for seats
+/// has them, and a build that shows none (chapter 6's bundle) leaves these words out.
+fn holds_and_clock(e: &Cx<'_>, op: &Op, d: &Done) -> String {
+    seats_shown_from_here();
+    let seats = |fact: fn(&Fact) -> bool| -> Vec<String> {
+        d.facts
+            .iter()
+            .filter(|(_, f)| fact(f))
+            .map(|(s, _)| e.row(s as usize))
+            .collect()
+    };
+    match (&d.result, op) {
+        (_, Op::Advance { minutes }) => {
+            let unit = e.schedule.scenario().clock_unit;
+            format!("moves {} on, to {}", unit.span(*minutes), unit.at(e.clock))
         }
         (StepResult::Answer { answer }, Op::Hold { seats, .. }) => match answer {
             Answer::Held => format!("holds {}", join(seats)),
