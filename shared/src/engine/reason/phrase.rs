@@ -11,13 +11,7 @@ use super::{counter, join, unmet, username, Cx};
 
 /// What an operation did, as a verb phrase (no subject).
 pub(super) fn phrase(e: &Cx<'_>, op: &Op, d: &Done) -> String {
-    let seats = |fact: fn(&Fact) -> bool| -> Vec<String> {
-        d.facts
-            .iter()
-            .filter(|(_, f)| fact(f))
-            .map(|(s, _)| e.row(s as usize))
-            .collect()
-    };
+    let seats = |fact: fn(&Fact) -> bool| rows_where(e, d, fact);
     if let Some(u) = &e.username {
         if let Some(line) = username::phrase(e, u, op, d) {
             return line;
@@ -109,13 +103,7 @@ pub(super) fn phrase(e: &Cx<'_>, op: &Op, d: &Done) -> String {
 /// has them, and a build that shows none (chapter 6's bundle) leaves these words out.
 fn holds_and_clock(e: &Cx<'_>, op: &Op, d: &Done) -> String {
     seats_shown_from_here();
-    let seats = |fact: fn(&Fact) -> bool| -> Vec<String> {
-        d.facts
-            .iter()
-            .filter(|(_, f)| fact(f))
-            .map(|(s, _)| e.row(s as usize))
-            .collect()
-    };
+    let seats = |fact: fn(&Fact) -> bool| rows_where(e, d, fact);
     match (&d.result, op) {
         (_, Op::Advance { minutes }) => {
             let unit = e.schedule.scenario().clock_unit;
@@ -184,6 +172,15 @@ fn holds_and_clock(e: &Cx<'_>, op: &Op, d: &Done) -> String {
         },
         _ => updates(op, d, &seats(|f| *f == Fact::Took), e),
     }
+}
+
+/// The rows whose fact in `d` is one `fact` accepts, by name.
+fn rows_where(e: &Cx<'_>, d: &Done, fact: fn(&Fact) -> bool) -> Vec<String> {
+    d.facts
+        .iter()
+        .filter(|(_, f)| fact(f))
+        .map(|(s, _)| e.row(s as usize))
+        .collect()
 }
 
 /// An UPDATE or INSERT that ran: what it took and, for the rows it did not, what it saw.
