@@ -55,7 +55,7 @@ pub fn LabView(lab: Lab) -> impl IntoView {
                         view! { <SeatMap /> }.into_any()
                     } else {
                         // Chapter 6's bundle shows no race for seats: the seat column's
-                        // examples open in chapter 4 (`matrix.rs`).
+                        // examples open in the sandbox, chapter 5 (`matrix.rs`).
                         ().into_any()
                     }}
                 </div>
